@@ -1,0 +1,88 @@
+"""The Python API: `ingot.load(path_or_source)` and `Program.call`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ingot.bex.program import BexFunction
+from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
+from ingot.compiler import Compiled, compile_source
+from ingot.convert import ArgumentConverter, ArgumentError, to_python
+from ingot.runtime.errors import BamlError
+
+
+class Program:
+    """A compiled BAML program: call its functions, inspect its MIR and bytecode."""
+
+    def __init__(self, compiled: Compiled, path: Path | None = None) -> None:
+        self.compiled = compiled
+        self.path = path
+        self.bex = compiled.bex
+        self._converter = ArgumentConverter(compiled.bex, compiled.items)
+
+    @property
+    def functions(self) -> list[str]:
+        """Callable user functions (methods and internal helpers excluded)."""
+        return [f.name for f in self.bex.functions
+                if not f.synthetic and "." not in f.name and not f.name.startswith("$")]
+
+    def function(self, name: str) -> BexFunction:
+        fn = self.bex.by_name.get(name)
+        if fn is None or fn.synthetic or name.startswith("$"):
+            raise KeyError(f"no function `{name}` in {self.compiled.source.name}")
+        return fn
+
+    def convert_args(self, name: str, args: dict[str, Any]) -> list[Any]:
+        """Validate named arguments against the signature; return them in order as BAML values."""
+        fn = self.function(name)
+        item = self.compiled.items.functions[name]
+        out = []
+        for p in item.params:
+            if p.name in args:
+                out.append(self._converter.convert(args[p.name], p.ty, f"args.{p.name}"))
+            elif p.default is not None:
+                raise ArgumentError(f"args.{p.name}", "parameters with defaults must be given (defaults "
+                                                      "are evaluated at BAML call sites)")
+            else:
+                raise ArgumentError(f"args.{p.name}", f"missing required argument of type {p.ty}")
+        extra = sorted(set(args) - {p.name for p in item.params})
+        if extra:
+            raise ArgumentError(f"args.{extra[0]}", f"{fn.name} has no parameter `{extra[0]}`")
+        return out
+
+    def call(self, name: str, /, *, max_depth: int = DEFAULT_MAX_DEPTH, max_steps: int | None = None,
+             llm: LlmHandler | None = None, **args: Any) -> Any:
+        """Run function `name` with keyword arguments; return plain Python values.
+
+        Raises `ArgumentError` for bad arguments and `BamlError` (with `.kind`,
+        `.message`, `.trace`) when a panic or an uncaught throw escapes.
+        """
+        values = self.convert_args(name, args)
+        vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=llm)
+        return to_python(vm.call(self.function(name), values))
+
+    def vm(self, **options: Any) -> VM:
+        return VM(self.bex, **options)
+
+
+def load(path_or_source: str | Path, filename: str | None = None) -> Program:
+    """Compile a BAML file (a `Path`, or a `str` naming an existing `.baml` file) or source text.
+
+    Raises `ingot.CompileError` carrying every diagnostic when the source has errors.
+    """
+    path: Path | None = None
+    if isinstance(path_or_source, Path):
+        path = path_or_source
+    elif "\n" not in path_or_source and path_or_source.endswith(".baml") and Path(path_or_source).is_file():
+        path = Path(path_or_source)
+    if path is not None:
+        text = path.read_text(encoding="utf-8")
+        name = filename or path.name
+    else:
+        text = str(path_or_source)
+        name = filename or "main.baml"
+    return Program(compile_source(text, name), path)
+
+
+__all__ = ["Program", "load", "BamlError", "ArgumentError"]

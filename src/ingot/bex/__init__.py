@@ -1,0 +1,1 @@
+"""BEX: opcodes, the MIR -> bytecode emitter, the VM and the disassembler."""

@@ -1,0 +1,80 @@
+"""The pipeline: source -> tokens -> AST -> typed HIR -> MIR -> BEX.
+
+`compile_source` runs every stage and stops at the first stage that reports
+errors, returning all of that stage's diagnostics at once.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+
+from ingot.bex.emit import emit_program
+from ingot.bex.program import BexProgram
+from ingot.mir import ir
+from ingot.mir.cleanup import cleanup_program
+from ingot.mir.lower import lower_program
+from ingot.semantics.check import check_module
+from ingot.semantics.hir import TypedProgram
+from ingot.semantics.resolve import Items
+from ingot.syntax import ast as A
+from ingot.syntax.diagnostics import Code, CompileError, Diagnostic, SourceFile, Span
+from ingot.syntax.parser import parse
+
+PRELUDE_PREFIX = "$prelude."
+
+
+@dataclass(slots=True)
+class Compiled:
+    source: SourceFile
+    module: A.Module
+    typed: TypedProgram
+    items: Items
+    mir: ir.MirProgram
+    bex: BexProgram
+
+
+@functools.cache
+def prelude_functions() -> tuple[tuple[str, ir.MirFunction], ...]:
+    """The BAML-written built-ins, compiled once per process."""
+    text = resources.files("ingot.bex").joinpath("prelude.baml").read_text(encoding="utf-8")
+    source = SourceFile("<prelude>", text)
+    module, diags = parse(source)
+    typed, items, diags2 = check_module(module, allow_any=True)
+    mir, diags3 = lower_program(typed, items)
+    problems = diags + diags2 + diags3
+    assert not problems, "the prelude must compile: " + "; ".join(d.engine_text() for d in problems)
+    cleanup_program(mir)
+    out = []
+    for name, fn in mir.functions.items():
+        fn.name = PRELUDE_PREFIX + name
+        fn.synthetic = True
+        out.append((fn.name, fn))
+    return tuple(out)
+
+
+def compile_source(text: str, filename: str = "main.baml") -> Compiled:
+    """Compile BAML source; raise `CompileError` with every diagnostic of the failing stage."""
+    source = SourceFile(filename, text)
+    module, diags = parse(source)
+    if diags:
+        raise CompileError(diags)
+    typed, items, diags = check_module(module)
+    if diags:
+        raise CompileError(diags)
+    try:
+        mir, diags = lower_program(typed, items)
+    except RecursionError:
+        raise CompileError([_too_deep(source)]) from None
+    if diags:
+        raise CompileError(diags)
+    cleanup_program(mir)
+    for name, fn in prelude_functions():
+        mir.functions[name] = fn
+    bex = emit_program(mir, items, filename)
+    return Compiled(source, module, typed, items, mir, bex)
+
+
+def _too_deep(source: SourceFile) -> Diagnostic:
+    return Diagnostic(Code.UNSUPPORTED, "expression nesting is too deep", Span(source, 0, 0))

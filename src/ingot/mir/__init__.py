@@ -1,0 +1,1 @@
+"""MIR: the control-flow graph per function, its lowering, printer and public API."""

@@ -1,0 +1,1 @@
+"""The runtime: values, operators, rendering, built-ins and errors shared by the VM."""

@@ -1,0 +1,363 @@
+"""BAML's operators on runtime values, with the engine's exact semantics.
+
+Arithmetic (`add sub mul div mod neg`):
+
+- `int ∘ int` is `int`, checked in 63 bits: leaving `[INT_MIN, INT_MAX]` panics
+  `IntegerOverflow` with the engine's message (`"4611686018427387903 + 1
+  overflows int"`, `"-(-4611686018427387904) overflows int"`,
+  `"-4611686018427387904 / -1 overflows int"`).
+- `/` truncates toward zero and `%` takes the dividend's sign (`-7 / 2 == -3`,
+  `-7 % 2 == -1`); `INT_MIN % -1 == 0`. A zero divisor panics
+  `DivisionByZero {dividend}`.
+- Any `float` operand makes the operation IEEE-754 on floats (the `int` is
+  converted): `x / 0.0` is `±inf` or `NaN`, `%` is C's `fmod` (sign of the
+  dividend), nothing panics.
+- `+` on two strings concatenates.
+
+Bitwise (`bit_and bit_or bit_xor bit_not shl shr`) are `int`-only. `<<` wraps in
+63 bits (`1 << 62 == INT_MIN`, any count >= 63 gives 0), `>>` is arithmetic (a
+count >= 63 gives 0 or -1); a negative count panics `NegativeBitShift`.
+
+Comparison: `eq`/`ne` are structural and type-strict (`1 != 1.0`, `true != 1`),
+arrays element-wise, maps by key set then values (order-insensitive), class
+instances by class and fields, enum values by identity, function values by
+identity; `NaN == NaN` and `-0.0 == 0.0`. A pair already being compared higher
+up a cyclic walk counts as equal, as in the engine. `lt le gt ge` order two
+values of one type: `int`, `float` (total: `-inf < ... < inf < NaN`), `string`
+(by code point), `bool` (`false < true`).
+
+`truthy(v)`: falsy are `0`, `0.0`/`-0.0`, `""`, `[]`, `{}`, `null`, `false`;
+everything else is truthy, including `NaN`, class instances, enum values and
+functions.
+
+Each function takes plain Python values (see `values.py`) and either returns
+the result or raises a `BamlRaise` (a BAML panic). A `TypeError` means the
+caller passed operands the type checker would have rejected.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from ingot.runtime.errors import BamlRaise, panic
+from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+
+__all__ = [
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "mod",
+    "neg",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "bit_not",
+    "shl",
+    "shr",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "truthy",
+    "not_",
+    "float_key",
+    "BINARY",
+    "UNARY",
+]
+
+_LIM = INT_MAX + 1  # 2**62: ints satisfy -_LIM <= v < _LIM
+_MASK63 = (1 << 63) - 1
+_NAN = float("nan")
+_INF = float("inf")
+
+
+def _overflow(text: str) -> BamlRaise:
+    return panic("IntegerOverflow", message=f"{text} overflows int")
+
+
+def _bad(op: str, *operands: Any) -> TypeError:
+    kinds = " and ".join(type(x).__name__ for x in operands)
+    return TypeError(f"operator {op} cannot be applied to {kinds}")
+
+
+def _floats(op: str, a: Any, b: Any) -> tuple[float, float]:
+    ta, tb = type(a), type(b)
+    if (ta is float or ta is int) and (tb is float or tb is int):
+        return float(a), float(b)
+    raise _bad(op, a, b)
+
+
+# ---------------------------------------------------------------- arithmetic
+
+
+def add(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        r = a + b
+        if -_LIM <= r < _LIM:
+            return r
+        raise _overflow(f"{a} + {b}")
+    if type(a) is str and type(b) is str:
+        return a + b
+    x, y = _floats("+", a, b)
+    return x + y
+
+
+def sub(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        r = a - b
+        if -_LIM <= r < _LIM:
+            return r
+        raise _overflow(f"{a} - {b}")
+    x, y = _floats("-", a, b)
+    return x - y
+
+
+def mul(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        r = a * b
+        if -_LIM <= r < _LIM:
+            return r
+        raise _overflow(f"{a} * {b}")
+    x, y = _floats("*", a, b)
+    return x * y
+
+
+def div(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        if b == 0:
+            raise panic("DivisionByZero", dividend=a)
+        if b == -1:
+            if a == INT_MIN:
+                raise _overflow(f"{a} / {b}")
+            return -a
+        q = a // b
+        if q < 0 and q * b != a:
+            q += 1  # floor -> toward zero
+        return q
+    x, y = _floats("/", a, b)
+    if y == 0.0:
+        if x != x or x == 0.0:
+            return _NAN
+        return math.copysign(_INF, x) * math.copysign(1.0, y)
+    return x / y
+
+
+def mod(a: Any, b: Any) -> Any:
+    if type(a) is int and type(b) is int:
+        if b == 0:
+            raise panic("DivisionByZero", dividend=a)
+        r = a % b
+        if r and (r < 0) != (a < 0):
+            r -= b  # floor-mod -> remainder of the truncating division
+        return r
+    x, y = _floats("%", a, b)
+    if y == 0.0 or x != x or y != y or x in (_INF, -_INF):
+        return _NAN
+    return math.fmod(x, y)
+
+
+def neg(a: Any) -> Any:
+    t = type(a)
+    if t is int:
+        if a == INT_MIN:
+            raise _overflow(f"-({a})")
+        return -a
+    if t is float:
+        return -a
+    raise _bad("-", a)
+
+
+# ---------------------------------------------------------------- bitwise
+
+
+def _ints(op: str, a: Any, b: Any) -> None:
+    if type(a) is not int or type(b) is not int:
+        raise _bad(op, a, b)
+
+
+def bit_and(a: Any, b: Any) -> int:
+    _ints("&", a, b)
+    return a & b
+
+
+def bit_or(a: Any, b: Any) -> int:
+    _ints("|", a, b)
+    return a | b
+
+
+def bit_xor(a: Any, b: Any) -> int:
+    _ints("^", a, b)
+    return a ^ b
+
+
+def bit_not(a: Any) -> int:
+    if type(a) is not int:
+        raise _bad("~", a)
+    return ~a
+
+
+def _negative_shift(b: int) -> BamlRaise:
+    return panic("NegativeBitShift", message=f"bit shift count is negative: {b}")
+
+
+def shl(a: Any, b: Any) -> int:
+    _ints("<<", a, b)
+    if b < 0:
+        raise _negative_shift(b)
+    if b >= 63:
+        return 0
+    r = (a << b) & _MASK63
+    return r - (1 << 63) if r >= _LIM else r
+
+
+def shr(a: Any, b: Any) -> int:
+    _ints(">>", a, b)
+    if b < 0:
+        raise _negative_shift(b)
+    if b >= 63:
+        return -1 if a < 0 else 0
+    return a >> b
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def eq(a: Any, b: Any) -> bool:
+    """`a == b`: structural, type-strict, reflexive (`NaN == NaN`)."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is int or t is str or t is bool:
+        return a == b
+    if t is float:
+        return a == b or (a != a and b != b)
+    if a is b:
+        return True
+    if t is list or t is dict or t is Instance:
+        return _deep_eq(a, b, set())
+    return False  # None is b is caught above; enum values and functions by identity
+
+
+def ne(a: Any, b: Any) -> bool:
+    return not eq(a, b)
+
+
+def _deep_eq(a: Any, b: Any, active: set[tuple[int, int]]) -> bool:
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is int or t is str or t is bool:
+        return a == b
+    if t is float:
+        return a == b or (a != a and b != b)
+    if a is b:
+        return True
+    if t is not list and t is not dict and t is not Instance:
+        return False
+    pair = (id(a), id(b))
+    if pair in active:
+        return True  # already being compared higher up the walk
+    active.add(pair)
+    try:
+        if t is list:
+            if len(a) != len(b):
+                return False
+            return all(_deep_eq(x, y, active) for x, y in zip(a, b))
+        if t is dict:
+            if len(a) != len(b):
+                return False
+            missing = object()
+            for k, x in a.items():
+                y = b.get(k, missing)
+                if y is missing or not _deep_eq(x, y, active):
+                    return False
+            return True
+        if a.cls is not b.cls and a.cls.name != b.cls.name:
+            return False
+        return all(_deep_eq(x, y, active) for x, y in zip(a.fields, b.fields))
+    finally:
+        active.discard(pair)
+
+
+def lt(a: Any, b: Any) -> bool:
+    t = type(a)
+    if t is type(b):
+        if t is int or t is str or t is bool:
+            return a < b
+        if t is float:
+            return a < b or (b != b and a == a)
+    raise _bad("<", a, b)
+
+
+def le(a: Any, b: Any) -> bool:
+    t = type(a)
+    if t is type(b):
+        if t is int or t is str or t is bool:
+            return a <= b
+        if t is float:
+            return a <= b or b != b
+    raise _bad("<=", a, b)
+
+
+def gt(a: Any, b: Any) -> bool:
+    return lt(b, a)
+
+
+def ge(a: Any, b: Any) -> bool:
+    return le(b, a)
+
+
+def float_key(x: float) -> tuple[int, float]:
+    """A sort key for BAML's total float order (`NaN` last, `-0.0 == 0.0`)."""
+    return (1, 0.0) if x != x else (0, x)
+
+
+# ---------------------------------------------------------------- truthiness
+
+
+def truthy(v: Any) -> bool:
+    """The truth value of a condition, `!`, `&&`, `||` operand."""
+    if v is True:
+        return True
+    if v is False or v is None:
+        return False
+    t = type(v)
+    if t is int or t is float or t is str or t is list or t is dict:
+        return bool(v)  # bool(nan) is True, bool(-0.0) is False, as in BAML
+    return True
+
+
+def not_(v: Any) -> bool:
+    return not truthy(v)
+
+
+BINARY: Mapping[str, Callable[[Any, Any], Any]] = MappingProxyType(
+    {
+        "+": add,
+        "-": sub,
+        "*": mul,
+        "/": div,
+        "%": mod,
+        "&": bit_and,
+        "|": bit_or,
+        "^": bit_xor,
+        "<<": shl,
+        ">>": shr,
+        "==": eq,
+        "!=": ne,
+        "<": lt,
+        "<=": le,
+        ">": gt,
+        ">=": ge,
+    }
+)
+
+UNARY: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
+    {"-": neg, "~": bit_not, "!": not_}
+)

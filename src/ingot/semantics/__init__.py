@@ -1,0 +1,1 @@
+"""Name resolution and type checking: AST -> typed HIR."""

@@ -1,0 +1,251 @@
+"""The item table: every top-level declaration, and type expressions resolved to types.
+
+Built once per program, before any body is checked, so bodies may refer to
+items declared later in the file (BAML has no declaration order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ingot.runtime.errors import ERRORS, PANICS
+from ingot.semantics.types import (
+    ANY,
+    PRIMS,
+    AliasT,
+    ClassT,
+    EnumT,
+    FuncT,
+    ListT,
+    Lit,
+    MapT,
+    Ty,
+    optional,
+    union,
+)
+from ingot.syntax import ast as A
+from ingot.syntax.diagnostics import Code, Diagnostic, Span
+
+FIELD_ATTRIBUTES = ("description", "alias", "skip", "stream.done", "stream.must_exist")
+CLASS_ATTRIBUTES = ("description", "alias", "stream.done")
+VARIANT_ATTRIBUTES = ("description", "alias", "skip")
+ENUM_ATTRIBUTES = ("description", "alias")
+
+
+@dataclass(slots=True)
+class FieldInfo:
+    name: str
+    ty: Ty
+    decl: A.FieldDecl | None
+
+
+@dataclass(slots=True)
+class ClassItem:
+    name: str  # as written for user classes; qualified for built-in ones
+    fields: list[FieldInfo]
+    methods: dict[str, A.Function]
+    decl: A.ClassDecl | None
+
+    def field(self, name: str) -> tuple[int, FieldInfo] | None:
+        for i, f in enumerate(self.fields):
+            if f.name == name:
+                return i, f
+        return None
+
+
+@dataclass(slots=True)
+class ParamInfo:
+    name: str
+    ty: Ty
+    default: A.Expr | None
+
+
+@dataclass(slots=True)
+class FuncItem:
+    name: str  # "F", or "Class.method"
+    params: list[ParamInfo]
+    ret: Ty
+    decl: A.Function
+    owner_class: str | None = None
+    is_method: bool = False  # takes self
+
+    @property
+    def is_llm(self) -> bool:
+        return isinstance(self.decl.body, A.LlmBody)
+
+    def func_type(self) -> FuncT:
+        return FuncT(tuple(p.ty for p in self.params), self.ret)
+
+
+@dataclass(slots=True)
+class Items:
+    classes: dict[str, ClassItem] = field(default_factory=dict)
+    enums: dict[str, A.EnumDecl] = field(default_factory=dict)
+    aliases: dict[str, A.TypeAlias] = field(default_factory=dict)
+    alias_types: dict[str, Ty] = field(default_factory=dict)
+    functions: dict[str, FuncItem] = field(default_factory=dict)
+    consts: dict[str, A.Const] = field(default_factory=dict)
+    clients: dict[str, A.ClientDecl] = field(default_factory=dict)
+    tests: list[A.TestDecl] = field(default_factory=list)
+
+    def alias_target(self, name: str) -> Ty:
+        return self.alias_types.get(name, ANY)
+
+
+def builtin_classes() -> dict[str, ClassItem]:
+    """The panic and error classes, usable in patterns and types by qualified name."""
+    from ingot.semantics.types import INT, STRING
+
+    out: dict[str, ClassItem] = {}
+    for info in list(PANICS.values()) + list(ERRORS.values()):
+        fields = [FieldInfo(n, INT if n in ("dividend", "index", "length", "code") else STRING, None)
+                  for n in info.field_names]
+        out[info.name] = ClassItem(info.name, fields, {}, None)
+    return out
+
+
+class Resolver:
+    """Collects items and resolves type expressions; reports duplicates and bad attributes."""
+
+    def __init__(self, module: A.Module, allow_any: bool = False) -> None:
+        self.module = module
+        self.items = Items()
+        self.diagnostics: list[Diagnostic] = []
+        self.allow_any = allow_any
+        self._first_def: dict[str, tuple[str, Span]] = {}
+
+    def error(self, code: Code, message: str, span: Span, primary: str | None = None,
+              secondary: list[tuple[Span, str]] | None = None) -> None:
+        self.diagnostics.append(Diagnostic(code, message, span, primary, secondary or []))
+
+    # -- collection -----------------------------------------------------------
+    def collect(self) -> Items:
+        items = self.items
+        items.classes.update(builtin_classes())
+        for item in self.module.items:
+            self._declare(item)
+        for alias in items.aliases.values():
+            items.alias_types[alias.name] = self.resolve_type(alias.type)
+        for item in self.module.items:
+            if isinstance(item, A.ClassDecl) and items.classes.get(item.name, None) is not None:
+                self._fill_class(item)
+            elif isinstance(item, A.EnumDecl):
+                self._check_enum(item)
+            elif isinstance(item, A.Function):
+                self._declare_function(item, None)
+        return items
+
+    def _declare(self, item: A.Item) -> None:
+        items = self.items
+        if isinstance(item, A.TestDecl):
+            items.tests.append(item)
+            return
+        if isinstance(item, A.TestSet):
+            for sub in item.items:
+                self._declare(sub)
+            return
+        kind = {A.Function: "function", A.ClassDecl: "class", A.EnumDecl: "enum", A.TypeAlias: "type",
+                A.Const: "const", A.ClientDecl: "client"}[type(item)]
+        name = item.name
+        if name in self._first_def:
+            first_kind, first_span = self._first_def[name]
+            self.error(Code.DUPLICATE_ITEM, f"duplicate {kind} `{name}`", item.name_span,
+                       f"duplicate {kind} definition",
+                       [(first_span, f"first defined as {first_kind} here")])
+            return
+        self._first_def[name] = (kind, item.name_span)
+        if isinstance(item, A.ClassDecl):
+            items.classes[name] = ClassItem(name, [], {}, item)
+        elif isinstance(item, A.EnumDecl):
+            items.enums[name] = item
+        elif isinstance(item, A.TypeAlias):
+            items.aliases[name] = item
+        elif isinstance(item, A.Const):
+            items.consts[name] = item
+        elif isinstance(item, A.ClientDecl):
+            items.clients[name] = item
+
+    def _fill_class(self, decl: A.ClassDecl) -> None:
+        cls = self.items.classes[decl.name]
+        if cls.decl is not decl:
+            return
+        seen: set[str] = set()
+        for f in decl.fields:
+            if f.name in seen:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate field `{decl.name}.{f.name}`", f.span)
+                continue
+            seen.add(f.name)
+            self._check_attributes(f.attributes, FIELD_ATTRIBUTES, "a class field")
+            cls.fields.append(FieldInfo(f.name, self.resolve_type(f.type), f))
+        self._check_attributes(decl.attributes, CLASS_ATTRIBUTES, "a class")
+        for m in decl.methods:
+            if m.name in cls.methods or m.name in seen:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate field `{decl.name}.{m.name}`", m.name_span)
+                continue
+            cls.methods[m.name] = m
+            self._declare_function(m, decl.name)
+
+    def _check_enum(self, decl: A.EnumDecl) -> None:
+        seen: set[str] = set()
+        for v in decl.variants:
+            if v.name in seen:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate variant `{decl.name}.{v.name}`", v.span)
+            seen.add(v.name)
+            self._check_attributes(v.attributes, VARIANT_ATTRIBUTES, "an enum variant")
+        self._check_attributes(decl.attributes, ENUM_ATTRIBUTES, "an enum")
+
+    def _check_attributes(self, attrs: list[A.Attribute], allowed: tuple[str, ...], where: str) -> None:
+        for a in attrs:
+            if a.name not in allowed:
+                marker = "@@" if a.block else "@"
+                listed = ", ".join(f"`{marker}{n}`" for n in allowed)
+                self.error(Code.UNKNOWN_ATTRIBUTE, f"unknown attribute `{marker}{a.name}`; valid on {where}: {listed}",
+                           a.span, "unknown attribute")
+
+    def _declare_function(self, decl: A.Function, owner: str | None) -> None:
+        for a in decl.attributes:
+            self.error(Code.MISPLACED_ATTRIBUTE,
+                       f"attribute `@@{a.name}` is not valid on a function; allowed: none", a.span)
+        name = decl.name if owner is None else f"{owner}.{decl.name}"
+        if owner is None and self.items.functions.get(name) is not None:
+            return
+        params = [ParamInfo(p.name, self.resolve_type(p.type) if p.type else ANY, p.default)
+                  for p in decl.params]
+        ret = self.resolve_type(decl.ret) if decl.ret else ANY
+        self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self)
+
+    # -- type expressions -----------------------------------------------------
+    def resolve_type(self, t: A.TypeExpr) -> Ty:
+        if isinstance(t, A.NamedType):
+            return self._named(t)
+        if isinstance(t, A.OptionalType):
+            return optional(self.resolve_type(t.inner))
+        if isinstance(t, A.UnionType):
+            return union(self.resolve_type(m) for m in t.members)
+        if isinstance(t, A.ArrayType):
+            return ListT(self.resolve_type(t.element))
+        if isinstance(t, A.MapType):
+            return MapT(self.resolve_type(t.key), self.resolve_type(t.value))
+        if isinstance(t, A.LiteralType):
+            return Lit(t.value)
+        if isinstance(t, A.FunctionType):
+            return FuncT(tuple(self.resolve_type(p) for p in t.params), self.resolve_type(t.ret))
+        raise AssertionError(t)
+
+    def _named(self, t: A.NamedType) -> Ty:
+        items, name = self.items, t.name
+        if name in PRIMS:
+            return PRIMS[name]
+        if name in items.classes:
+            return ClassT(name)
+        if name in items.enums:
+            return EnumT(name)
+        if name in items.aliases:
+            return AliasT(name)
+        if self.allow_any and name in ("any", "unknown"):
+            return ANY
+        if name in ("image", "audio", "pdf", "video", "bigint", "uint8array"):
+            self.error(Code.UNSUPPORTED, f"the `{name}` type is not supported yet", t.span)
+            return ANY
+        self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {name}", t.span)
+        return ANY

@@ -1,0 +1,1 @@
+"""Front-end: annotations, lexer, parser, syntax tree, diagnostics."""

@@ -1,0 +1,500 @@
+"""The syntax tree: types only, one class per construct, every node with a span.
+
+Nodes compare and hash by identity (`eq=False`), so later phases key side
+tables (types, resolutions) by the node itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from ingot.syntax.diagnostics import Span
+
+node = dataclass(eq=False, slots=True)
+
+
+# -- attributes ---------------------------------------------------------------
+@node
+class Attribute:
+    """`@name(args)` or `@@name(args)`; args kept as expressions."""
+
+    name: str  # dotted: "description", "stream.done"
+    block: bool  # True for @@
+    args: list[Expr]
+    span: Span
+
+
+# -- types --------------------------------------------------------------------
+@node
+class NamedType:
+    name: str  # "int", "Point", "baml.panics.DivisionByZero"
+    span: Span
+
+
+@node
+class OptionalType:
+    inner: TypeExpr
+    span: Span
+
+
+@node
+class UnionType:
+    members: list[TypeExpr]
+    span: Span
+
+
+@node
+class ArrayType:
+    element: TypeExpr
+    span: Span
+
+
+@node
+class MapType:
+    key: TypeExpr
+    value: TypeExpr
+    span: Span
+
+
+@node
+class LiteralType:
+    value: int | float | str | bool
+    span: Span
+
+
+@node
+class FunctionType:
+    params: list[TypeExpr]
+    ret: TypeExpr
+    span: Span
+
+
+TypeExpr = Union[NamedType, OptionalType, UnionType, ArrayType, MapType, LiteralType, FunctionType]
+
+
+# -- patterns -----------------------------------------------------------------
+@node
+class WildcardPat:
+    span: Span
+
+
+@node
+class LiteralPat:
+    value: int | float | str | bool | None
+    span: Span
+
+
+@node
+class BindPat:
+    """`let name` or `let name: T`."""
+
+    name: str
+    type: TypeExpr | None
+    span: Span
+
+
+@node
+class PathPat:
+    """A dotted path: a type name (`int`, `A`, `baml.panics.X`) or an enum variant (`Color.RED`)."""
+
+    path: list[str]
+    span: Span
+
+
+@node
+class ClassPat:
+    """`A { v: 1, w: let x }`."""
+
+    name: str
+    fields: list[tuple[str, Pattern]]
+    span: Span
+
+
+@node
+class OrPat:
+    alternatives: list[Pattern]
+    span: Span
+
+
+Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat]
+
+
+# -- expressions --------------------------------------------------------------
+@node
+class IntLit:
+    value: int
+    span: Span
+
+
+@node
+class FloatLit:
+    value: float
+    span: Span
+
+
+@node
+class StringLit:
+    value: str
+    span: Span
+
+
+@node
+class BoolLit:
+    value: bool
+    span: Span
+
+
+@node
+class NullLit:
+    span: Span
+
+
+@node
+class TemplateStmt:
+    """`${ stmt; }` inside a template: runs, renders nothing."""
+
+    stmts: list[Stmt]
+    span: Span
+
+
+@node
+class Template:
+    parts: list[str | Expr | TemplateStmt]
+    span: Span
+
+
+@node
+class Name:
+    ident: str
+    span: Span
+
+
+@node
+class FieldAccess:
+    obj: Expr
+    name: str
+    optional: bool  # `?.`
+    span: Span
+    name_span: Span
+
+
+@node
+class Index:
+    obj: Expr
+    index: Expr
+    span: Span
+
+
+@node
+class Arg:
+    name: str | None  # named argument `f(x = 1)`
+    value: Expr
+    span: Span
+
+
+@node
+class Call:
+    callee: Expr
+    args: list[Arg]
+    span: Span
+
+
+@node
+class Unary:
+    op: str  # "-", "!", "~"
+    operand: Expr
+    span: Span
+
+
+@node
+class Binary:
+    op: str  # arithmetic, comparison, bitwise, "&&", "||", "??"
+    left: Expr
+    right: Expr
+    span: Span
+    op_span: Span
+
+
+@node
+class IsType:
+    expr: Expr
+    type: TypeExpr
+    span: Span
+
+
+@node
+class Block:
+    stmts: list[Stmt]
+    tail: Expr | None  # the trailing expression without `;`
+    span: Span
+
+
+@node
+class IfLet:
+    """The condition of `if let name: T = expr`."""
+
+    pattern: Pattern
+    value: Expr
+    span: Span
+
+
+@node
+class If:
+    cond: Expr | IfLet
+    then: Block
+    otherwise: Block | If | None
+    span: Span
+
+
+@node
+class MatchArm:
+    pattern: Pattern
+    guard: Expr | None
+    body: Expr
+    span: Span
+
+
+@node
+class Match:
+    scrutinee: Expr
+    arms: list[MatchArm]
+    span: Span
+
+
+@node
+class Catch:
+    """`expr catch (e) { arms }`."""
+
+    expr: Expr
+    binding: str
+    arms: list[MatchArm]
+    span: Span
+
+
+@node
+class ArrayLit:
+    elements: list[Expr]
+    span: Span
+
+
+@node
+class MapLit:
+    entries: list[tuple[Expr, Expr]]
+    span: Span
+
+
+@node
+class ClassLit:
+    name: str
+    name_span: Span
+    fields: list[tuple[str, Expr, Span]]
+    spread: Expr | None
+    span: Span
+
+
+@node
+class Param:
+    name: str
+    type: TypeExpr | None
+    default: Expr | None
+    span: Span
+    attributes: list[Attribute] = field(default_factory=list)
+
+
+@node
+class Lambda:
+    params: list[Param]
+    ret: TypeExpr | None
+    body: Block
+    span: Span
+
+
+@node
+class Assign:
+    """Only valid as a statement; the parser also builds it in expression position to report E0010."""
+
+    target: Expr
+    op: str | None  # None for `=`, "+" for `+=` ...
+    value: Expr
+    span: Span
+
+
+Expr = Union[
+    IntLit, FloatLit, StringLit, BoolLit, NullLit, Template, Name, FieldAccess, Index, Call,
+    Unary, Binary, IsType, Block, If, Match, Catch, ArrayLit, MapLit, ClassLit, Lambda, Assign,
+]
+
+
+# -- statements ---------------------------------------------------------------
+@node
+class Let:
+    name: str
+    type: TypeExpr | None
+    value: Expr
+    span: Span
+    name_span: Span
+
+
+@node
+class ExprStmt:
+    expr: Expr
+    span: Span
+
+
+@node
+class Return:
+    value: Expr | None
+    span: Span
+
+
+@node
+class Break:
+    span: Span
+
+
+@node
+class Continue:
+    span: Span
+
+
+@node
+class Throw:
+    value: Expr
+    span: Span
+
+
+@node
+class While:
+    cond: Expr
+    body: Block
+    span: Span
+
+
+@node
+class ForC:
+    init: Stmt | None
+    cond: Expr | None
+    step: Stmt | None
+    body: Block
+    span: Span
+
+
+@node
+class ForIn:
+    name: str
+    iterable: Expr
+    body: Block
+    span: Span
+
+
+Stmt = Union[Let, ExprStmt, Assign, Return, Break, Continue, Throw, While, ForC, ForIn]
+
+
+# -- items --------------------------------------------------------------------
+@node
+class LlmBody:
+    client: Expr
+    prompt: Expr
+    span: Span
+
+
+@node
+class Function:
+    name: str
+    params: list[Param]
+    ret: TypeExpr | None
+    throws: TypeExpr | None
+    body: Block | LlmBody
+    span: Span
+    name_span: Span
+    doc: str | None = None
+    attributes: list[Attribute] = field(default_factory=list)
+    has_self: bool = False
+
+
+@node
+class FieldDecl:
+    name: str
+    type: TypeExpr
+    attributes: list[Attribute]
+    span: Span
+    doc: str | None = None
+
+
+@node
+class ClassDecl:
+    name: str
+    fields: list[FieldDecl]
+    methods: list[Function]
+    attributes: list[Attribute]
+    span: Span
+    name_span: Span
+    doc: str | None = None
+
+
+@node
+class EnumVariant:
+    name: str
+    attributes: list[Attribute]
+    span: Span
+    doc: str | None = None
+
+
+@node
+class EnumDecl:
+    name: str
+    variants: list[EnumVariant]
+    attributes: list[Attribute]
+    span: Span
+    name_span: Span
+    doc: str | None = None
+
+
+@node
+class TypeAlias:
+    name: str
+    type: TypeExpr
+    span: Span
+    name_span: Span
+
+
+@node
+class Const:
+    name: str
+    type: TypeExpr | None
+    value: Expr
+    span: Span
+    name_span: Span
+
+
+@node
+class ClientDecl:
+    name: str
+    value: Expr
+    span: Span
+    name_span: Span
+
+
+@node
+class TestDecl:
+    name: str
+    body: Block
+    span: Span
+    group: str | None = None  # the enclosing testset's name
+
+
+@node
+class TestSet:
+    name: str
+    items: list[TestDecl | TestSet]
+    span: Span
+
+
+Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, Const, ClientDecl, TestDecl, TestSet]
+
+
+@node
+class Module:
+    items: list[Item]
+    span: Span
