@@ -9,6 +9,7 @@ from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
 from ingot.compiler import Compiled, compile_source
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
+from ingot.mir.api import ProgramView
 from ingot.runtime.errors import BamlError
 
 
@@ -20,6 +21,7 @@ class Program:
         self.path = path
         self.bex = compiled.bex
         self._converter = ArgumentConverter(compiled.bex, compiled.items)
+        self._view: ProgramView | None = None
 
     @property
     def functions(self) -> list[str]:
@@ -61,6 +63,13 @@ class Program:
         values = self.convert_args(name, args)
         vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=llm)
         return to_python(vm.call(self.function(name), values))
+
+    @property
+    def view(self) -> ProgramView:
+        """The read-only MIR extension interface over this program."""
+        if self._view is None:
+            self._view = ProgramView(self.compiled.mir, self.bex, self.compiled.items)
+        return self._view
 
     def vm(self, **options: Any) -> VM:
         return VM(self.bex, **options)

@@ -46,7 +46,9 @@ def disassemble(program: BexProgram, fn: BexFunction) -> str:
         lines.append("    <LLM function: no bytecode; calls go to the LLM client>")
         return "\n".join(lines)
     last_line = -1
-    starts = {pc: b for b, pc in enumerate(fn.block_starts) if pc >= 0}
+    starts: dict[int, int] = {}
+    for b, pc in enumerate(fn.block_starts):
+        starts.setdefault(pc, b)  # an empty block shares its pc with the next one
     for pc, (op_code, arg) in enumerate(fn.code):
         op = Op(op_code)
         rec = fn.transfer[pc]

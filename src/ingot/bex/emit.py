@@ -181,7 +181,8 @@ class FunctionEmitter:
     # -- statements -------------------------------------------------------------------
     def statement(self, s: ir.Statement) -> None:
         if isinstance(s, ir.StorageLive):
-            self.emit(Op.NEW_CELL, s.local, detail=self.mir.locals[s.local].name or "")
+            self.emit(Op.CARRY_CELL if s.carry else Op.NEW_CELL, s.local,
+                      detail=self.mir.locals[s.local].name or "")
             return
         place = s.place
         if isinstance(place, ir.LocalPlace):

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ingot.bex.opcodes import Op
 from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
 from ingot.runtime import ops
 from ingot.runtime.builtins import BUILTINS
@@ -333,6 +332,8 @@ class VM:
                         raise panic("Unreachable", message="entered unreachable code")
                     elif op == 54:  # POP
                         stack.pop()
+                    elif op == 55:  # CARRY_CELL
+                        locals_[arg] = Cell(locals_[arg].value)
                     else:
                         raise AssertionError(f"unknown opcode {op}")
             except BamlRaise as exc:

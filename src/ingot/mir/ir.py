@@ -210,10 +210,15 @@ class Assign:
 
 @dataclass(frozen=True, slots=True)
 class StorageLive:
-    """A `let` begins: a captured local gets a fresh cell (one per loop iteration)."""
+    """A `let` begins: a captured local gets a fresh cell (one per loop iteration).
+
+    With `carry`, the new cell starts with the old cell's value: a C-style `for`
+    gives each iteration its own copy of its loop variable, as JavaScript does.
+    """
 
     local: Local
     span: Span
+    carry: bool = False
 
 
 Statement = Union[Assign, StorageLive]

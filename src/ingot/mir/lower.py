@@ -16,7 +16,6 @@ from ingot.mir import ir
 from ingot.mir.builder import CfgBuilder
 from ingot.semantics import builtins as B
 from ingot.semantics.hir import (
-    BuiltinMethodRef,
     BuiltinRef,
     ClientRef,
     ConstRef,
@@ -314,6 +313,9 @@ class Lowerer:
             raise self.unsupported("a C-style `for` without a condition", s.span)
         self.loop(header, s.cond, s.body, latch, exit_bb, s.span)
         self.switch_to(latch)
+        if isinstance(s.init, A.Let) and self.tp.bindings[s.init].captured:
+            local = self.var_local(self.tp.bindings[s.init])
+            self.cfg.push(ir.StorageLive(local, s.span, carry=True))
         if s.step is not None:
             self.stmt(s.step)
         self.cfg.goto(header, s.span)
@@ -571,6 +573,9 @@ class Lowerer:
                 self.switch_to(nxt)
             self.cfg.goto(on_match, p.span)
             return
+        if isinstance(p, A.ArrayPat):
+            self.array_pattern(p, value, on_match, on_fail)
+            return
         if isinstance(p, A.OrPat):
             for alt in p.alternatives[:-1]:
                 nxt = self.new_block()
@@ -579,6 +584,34 @@ class Lowerer:
             self.pattern(p.alternatives[-1], value, on_match, on_fail)
             return
         raise AssertionError(p)
+
+    def array_pattern(self, p: A.ArrayPat, value: ir.Operand, on_match: ir.BlockId,
+                      on_fail: ir.BlockId) -> None:
+        """`[a, b, ..rest]`: an array of exactly (or, with a rest, at least) n elements."""
+        is_list = self.rvalue_operand(ir.IsType(value, self.tp.patterns[p].ty), p.span, BOOL)  # type: ignore[union-attr]
+        len_bb = self.new_block()
+        self.cfg.terminate(ir.Branch(is_list, len_bb, on_fail, p.span))
+        self.switch_to(len_bb)
+        n = self.rvalue_operand(ir.Len(value), p.span, INT)
+        k = len(p.elements)
+        op = ir.BinOp.GE if p.has_rest else ir.BinOp.EQ
+        fits = self.rvalue_operand(ir.BinaryOp(op, n, ir.Const(k)), p.span, BOOL)
+        elems_bb = self.new_block()
+        self.cfg.terminate(ir.Branch(fits, elems_bb, on_fail, p.span))
+        self.switch_to(elems_bb)
+        for i, sub in enumerate(p.elements):
+            item = self.rvalue_operand(ir.ReadIndex(value, ir.Const(i)), p.span)
+            nxt = self.new_block()
+            self.pattern(sub, item, nxt, on_fail)
+            self.switch_to(nxt)
+        if p.rest is not None:
+            rest = self.temp()
+            nxt = self.new_block()
+            self.cfg.terminate(ir.Call(ir.BuiltinCallee("array.slice"), (value, ir.Const(k), n), rest, nxt, p.span))
+            self.switch_to(nxt)
+            self.pattern(p.rest, ir.Copy(rest), on_match, on_fail)
+            return
+        self.cfg.goto(on_match, p.span)
 
     def catch_into(self, e: A.Catch, dest: ir.Local) -> None:
         assert self.st is not None
@@ -731,10 +764,18 @@ class Lowerer:
 
     def class_lit(self, e: A.ClassLit) -> ir.Operand:
         cls = self.items.classes[self.tp.class_literals[e]]
-        given = {name: value for name, value, _ in e.fields}
-        values = self.operands([v for _, v, _ in e.fields], e.span)
-        by_name = dict(zip(given, values))
-        spread = self.materialize(self.operand(e.spread), e.span) if e.spread is not None else None
+        # Source order decides: the spread overrides fields written before it.
+        exprs = [v for _, v, _ in e.fields]
+        if e.spread is not None:
+            exprs.insert(e.spread_at, e.spread)
+        values = self.operands(exprs, e.span)
+        spread = None
+        if e.spread is not None:
+            spread = values.pop(e.spread_at)
+        by_name = {}
+        for i, ((name, _, _), value) in enumerate(zip(e.fields, values)):
+            if spread is None or i >= e.spread_at:
+                by_name[name] = value
         fields: list[ir.Operand] = []
         for i, f in enumerate(cls.fields):
             if f.name in by_name:

@@ -74,7 +74,7 @@ def rvalue(rv: ir.Rvalue) -> str:
 def statement(s: ir.Statement) -> str:
     if isinstance(s, ir.Assign):
         return f"{place(s.place)} = {rvalue(s.value)};"
-    return f"storage_live(_{s.local});"
+    return f"storage_live(_{s.local}{', carry' if s.carry else ''});"
 
 
 def callee(c: ir.Callee) -> str:

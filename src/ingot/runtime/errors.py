@@ -124,15 +124,22 @@ def error_class(value: Any) -> str:
 
 
 def describe(value: Any) -> str:
-    """A one-line message for an escaping value."""
+    """A one-line message for an escaping value, as the engine's bridge words it.
+
+    A class instance with a `message` field gives that message (`"4611686018427387903
+    + 1 overflows int"`); any other instance renders like a template
+    (`DivisionByZero { dividend: 7 }`). A thrown non-class value reads
+    `<python type>: <repr>`, exactly as `baml_bridge` prints it: `str: 'neg'`,
+    `int: 5`, `list: [1, 2]`, `NoneType: None`.
+    """
     if isinstance(value, Instance):
         if "message" in value.cls.field_index and value.get("message") is not None:
             return str(value.get("message"))
         from ingot.runtime.render import render_value
 
         return render_value(value)
-    if isinstance(value, str):
-        return f"str: {value!r}"
+    if value is None or isinstance(value, (str, int, float, list, dict)):
+        return f"{type(value).__name__}: {value!r}"
     from ingot.runtime.render import render_value
 
     return render_value(value)

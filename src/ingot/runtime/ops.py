@@ -16,7 +16,9 @@ Arithmetic (`add sub mul div mod neg`):
 
 Bitwise (`bit_and bit_or bit_xor bit_not shl shr`) are `int`-only. `<<` wraps in
 63 bits (`1 << 62 == INT_MIN`, any count >= 63 gives 0), `>>` is arithmetic (a
-count >= 63 gives 0 or -1); a negative count panics `NegativeBitShift`.
+count >= 63 gives 0 or -1); a negative count panics `NegativeBitShift`
+(`"bit shift count is negative: -1"`). `~a` is `-a - 1` in the engine, so
+`~INT_MIN` panics `IntegerOverflow` (`"-(-4611686018427387904) overflows int"`).
 
 Comparison: `eq`/`ne` are structural and type-strict (`1 != 1.0`, `true != 1`),
 arrays element-wise, maps by key set then values (order-insensitive), class
@@ -197,8 +199,11 @@ def bit_xor(a: Any, b: Any) -> int:
 
 
 def bit_not(a: Any) -> int:
+    """`~a`, which the engine computes as `-a - 1`: `~INT_MIN` overflows in the negation."""
     if type(a) is not int:
         raise _bad("~", a)
+    if a == INT_MIN:
+        raise _overflow(f"-({a})")
     return ~a
 
 
@@ -358,6 +363,4 @@ BINARY: Mapping[str, Callable[[Any, Any], Any]] = MappingProxyType(
     }
 )
 
-UNARY: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
-    {"-": neg, "~": bit_not, "!": not_}
-)
+UNARY: Mapping[str, Callable[[Any], Any]] = MappingProxyType({"-": neg, "~": bit_not, "!": not_})

@@ -22,7 +22,6 @@ from ingot.semantics.types import (
     STRING,
     FuncT,
     ListT,
-    MapT,
     Ty,
     TypeVar,
     optional,
@@ -99,7 +98,8 @@ ARRAY_METHODS = {
     "mean": sig(ret=FLOAT),
     "remove_at": sig(INT, ret=T),
     "unshift": sig(T, ret=INT),
-    "insert": sig(T, INT, ret=NULL),
+    "insert": sig(T, INT, ret=INT),
+    "splice": sig(INT, INT, ListT(T), ret=ListT(T), min_args=2),
     "clear": sig(ret=NULL),
     "shift": sig(ret=optional(T)),
     # Higher-order: implemented in BAML (runtime/prelude.baml).

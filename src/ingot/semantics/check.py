@@ -372,6 +372,9 @@ class Checker:
         t = expand(it, self.items)
         if isinstance(t, ListT):
             return t.elem
+        parts = members_of(t, self.items)
+        if len(parts) > 1 and all(isinstance(m, ListT) for m in parts):
+            return union(m.elem for m in parts if isinstance(m, ListT))
         if t == ANY:
             return ANY
         if isinstance(t, MapT):
@@ -693,8 +696,10 @@ class Checker:
             return BOOL
         left = self.expr(e.left, None)
         if e.op == "??":
-            right = self.expr(e.right, None)
             base = without_null(left, self.items)
+            right = self.expr(e.right, base if base != NEVER else None)
+            if self.assignable(right, base):
+                return base
             return union([base, right])
         right = self.expr(e.right, None)
         return self.binary_type(e.op, left, right, e.span)
@@ -880,6 +885,10 @@ class Checker:
                     variants.add((res.enum, res.variant))
                 elif isinstance(p, A.LiteralPat):
                     covered.append(NULL if p.value is None else Lit(p.value))
+                if isinstance(p, A.ArrayPat):
+                    # Array patterns are checked for exhaustiveness by length only loosely:
+                    # together they are taken to cover every array.
+                    covered.append(ListT(ANY))
         missing = []
         for m in members_of(scrut, self.items):
             if any(self.assignable(m, c) for c in covered):
@@ -948,6 +957,16 @@ class Checker:
             for alt in p.alternatives:
                 out += self.pattern(alt, scrut)
             return out
+        if isinstance(p, A.ArrayPat):
+            lists = [m for m in members_of(scrut, self.items) if isinstance(m, ListT)]
+            elem = lists[0].elem if len(lists) == 1 else ANY
+            self.tp.patterns[p] = TypeTest(ListT(ANY))
+            bound = []
+            for sub in p.elements:
+                bound += self.pattern(sub, elem)
+            if p.rest is not None:
+                bound += self.pattern(p.rest, ListT(elem))
+            return bound
         raise AssertionError(p)
 
     def path_pattern(self, p: A.PathPat, scrut: Ty) -> None:

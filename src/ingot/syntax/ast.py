@@ -117,7 +117,17 @@ class OrPat:
     span: Span
 
 
-Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat]
+@node
+class ArrayPat:
+    """`[]`, `[let a, 0]`, `[let first, ..let rest]`."""
+
+    elements: list[Pattern]
+    has_rest: bool
+    rest: Pattern | None
+    span: Span
+
+
+Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat, ArrayPat]
 
 
 # -- expressions --------------------------------------------------------------
@@ -291,6 +301,7 @@ class ClassLit:
     fields: list[tuple[str, Expr, Span]]
     spread: Expr | None
     span: Span
+    spread_at: int = 0  # explicit fields before the spread; the spread overrides those
 
 
 @node

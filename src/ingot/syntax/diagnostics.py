@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Code(str, Enum):
+class Code(StrEnum):
     """Error codes, numbered as the BAML compiler numbers them."""
 
     MISMATCH = "E0001"

@@ -93,6 +93,15 @@ class Parser:
             return self.advance()
         raise self.error("unexpected token", primary=f"expected `'{text}'`, found `{describe(self.tok)}`")
 
+    def expect_close_angle(self) -> None:
+        """`>` closing a type argument list; splits `>>` as in `map<K, map<K, V>>`."""
+        t = self.tok
+        if t.kind is T.PUNCT and t.text in (">>", ">>=", ">="):
+            rest = t.text[1:]
+            self.toks[self.i] = Token(T.PUNCT, rest, t.start + 1, t.end, False)
+            return
+        self.expect(">")
+
     def ident(self, what: str = "identifier") -> Token:
         if self.tok.kind is T.IDENT:
             return self.advance()
@@ -128,7 +137,8 @@ class Parser:
             self.advance()
         while self.tok.kind is not T.EOF:
             t = self.tok
-            if t.kind is T.IDENT and t.text in ITEM_KEYWORDS and t.newline_before:
+            if t.kind is T.IDENT and t.text in ITEM_KEYWORDS and t.newline_before and \
+                    self.src.position(t.start).column == 1:
                 return
             self.advance()
 
@@ -451,7 +461,7 @@ class Parser:
                 k = self.parse_type()
                 self.expect(",")
                 v = self.parse_type()
-                self.expect(">")
+                self.expect_close_angle()
                 return A.MapType(k, v, self.span(t.start))
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
@@ -525,6 +535,18 @@ class Parser:
         if self.eat(";"):
             return A.ExprStmt(expr, self.span(t.start)), False
         return A.ExprStmt(expr, self.span(t.start)), True
+
+    def parse_stmt_no_semicolon(self) -> tuple[A.Stmt, bool]:
+        t = self.tok
+        self.advance()
+        if t.text in ("break", "continue"):
+            return (A.Break if t.text == "break" else A.Continue)(self.span(t.start)), False
+        if t.text == "throw":
+            return A.Throw(self.parse_expr(), self.span(t.start)), False
+        value = None
+        if not (self.at(";") or self.at("}") or self.at(",")):
+            value = self.parse_expr()
+        return A.Return(value, self.span(t.start)), False
 
     def parse_let(self) -> A.Let:
         start = self.advance().start
@@ -743,8 +765,11 @@ class Parser:
                 return self.parse_if()
             if text == "match":
                 return self.parse_match()
-            if text in ("let", "return", "break", "continue", "while", "for", "throw", "function",
-                        "class", "enum"):
+            if text in ("return", "break", "continue", "throw"):
+                # A diverging statement used as a value (`0 => return 0,`): a block that never ends.
+                stmt, _ = self.parse_stmt_no_semicolon()
+                return A.Block([stmt], None, stmt.span)
+            if text in ("let", "while", "for", "function", "class", "enum"):
                 raise self.error("unexpected token",
                                  primary=f"expected an expression, found keyword `{text}`")
             self.advance()
@@ -828,10 +853,12 @@ class Parser:
         self.expect("{")
         fields: list[tuple[str, A.Expr, Span]] = []
         spread = None
+        spread_at = 0
         while not self.at("}"):
             if self.at("..."):
                 self.advance()
                 spread = self.parse_expr()
+                spread_at = len(fields)
             else:
                 f = self.ident("a field name")
                 if self.eat(":"):
@@ -842,17 +869,20 @@ class Parser:
             if not self.eat(","):
                 break
         self.expect("}")
-        return A.ClassLit(name.text, self.span(name.start, name.end), fields, spread, self.span(name.start))
+        return A.ClassLit(name.text, self.span(name.start, name.end), fields, spread, self.span(name.start),
+                          spread_at)
 
     def parse_if(self) -> A.If:
         start = self.advance().start
         cond: A.Expr | A.IfLet
         if self.at("let") or (self.at("(") and self.peek().is_("let")):
             paren = self.eat("(") is not None
-            let_start = self.advance().start
-            pattern = self.parse_pattern_single()
-            if isinstance(pattern, A.PathPat) and len(pattern.path) == 1:
-                pattern = A.BindPat(pattern.path[0], None, pattern.span)
+            let_start = self.tok.start
+            if self.peek().kind is T.IDENT and (self.peek(2).is_(":") or self.peek(2).is_("=")):
+                pattern = self.parse_pattern_single()  # `let name[: T]`
+            else:
+                self.advance()
+                pattern = self.parse_pattern_single()
             self.expect("=")
             value = self.parse_expr(no_class_lit=True)
             if paren:
@@ -925,6 +955,8 @@ class Parser:
         if t.is_("null"):
             self.advance()
             return A.LiteralPat(None, self.span(t.start, t.end))
+        if t.is_("["):
+            return self.parse_array_pattern()
         if t.kind is T.IDENT:
             self.advance()
             path = [t.text]
@@ -935,6 +967,29 @@ class Parser:
                 return self.parse_class_pattern(".".join(path), t.start)
             return A.PathPat(path, self.span(t.start))
         raise self.error("unexpected token", primary=f"expected a pattern, found `{describe(t)}`")
+
+    def parse_array_pattern(self) -> A.ArrayPat:
+        start = self.expect("[").start
+        elements: list[A.Pattern] = []
+        rest: A.Pattern | None = None
+        has_rest = False
+        while not self.at("]"):
+            if self.at("..") or self.at("..."):
+                raise self.error("unexpected token", primary="write the rest of an array pattern as `..let name`")
+            if self.at(".") and self.peek().is_("."):
+                self.advance()
+                self.advance()
+                has_rest = True
+                if not (self.at("]") or self.at(",")):
+                    rest = self.parse_pattern_single()
+            else:
+                if has_rest:
+                    raise self.error("unexpected token", primary="`..` must come last in an array pattern")
+                elements.append(self.parse_pattern())
+            if not self.eat(","):
+                break
+        self.expect("]")
+        return A.ArrayPat(elements, has_rest, rest, self.span(start))
 
     def parse_class_pattern(self, name: str, start: int) -> A.ClassPat:
         self.expect("{")

@@ -1,0 +1,1 @@
+"""LLM clients, prompt rendering and lenient parsing of replies."""

@@ -1,0 +1,128 @@
+"""The `ingot` command line, driven in-process through click's runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ingot.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.baml"))
+SHARED = ROOT.parent / "shared" / "conformance"
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "run", "mir", "dis"])
+def test_every_command_has_help(command: str) -> None:
+    code, out, _ = invoke(command, "--help")
+    assert code == 0
+    assert "Usage: main " + command in out or f"Usage: ingot {command}" in out or "Usage:" in out
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_examples_check_mir_and_dis(path: Path) -> None:
+    assert invoke("check", str(path))[0] == 0
+    code, out, _ = invoke("mir", str(path))
+    assert code == 0 and "bb0: {" in out
+    code, out, _ = invoke("dis", str(path))
+    assert code == 0 and "RETURN" in out
+
+
+def test_corpus_programs_check_mir_and_dis() -> None:
+    for path in sorted(SHARED.glob("*.baml")):
+        for command in ("check", "mir", "dis"):
+            code, _, err = invoke(command, str(path))
+            assert code == 0, f"{command} {path.name}: {err}"
+
+
+def test_run_prints_result_as_json() -> None:
+    args = json.dumps({"t": {"severity": 9, "title": "db down", "tier": "ENTERPRISE"}})
+    code, out, _ = invoke("run", str(ROOT / "examples" / "tickets.baml"), "Triage", "--args", args)
+    assert code == 0
+    assert json.loads(out) == {"queue": "incident", "page": True, "score": 230}
+
+
+def test_run_reads_args_from_a_file(tmp_path: Path) -> None:
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"docs": [{"id": 1, "tokens": 3}, {"id": 2, "tokens": 3}], "max_tokens": 4}))
+    code, out, _ = invoke("run", str(ROOT / "examples" / "packing.baml"), "Pack", "--args", f"@{args}")
+    assert code == 0
+    assert json.loads(out) == [{"docs": [1], "used": 3}, {"docs": [2], "used": 3}]
+
+
+def test_run_panic_prints_trace_and_exits_1(tmp_path: Path) -> None:
+    src = tmp_path / "div.baml"
+    src.write_text("function Inner(x: int) -> int {\n  10 / x\n}\nfunction Outer(x: int) -> int {\n  Inner(x) + 1\n}\n")
+    code, out, err = invoke("run", str(src), "Outer", "--args", '{"x": 0}')
+    assert code == 1
+    assert 'File "div.baml", line 5, in user.Outer' in err
+    assert 'File "div.baml", line 2, in user.Inner' in err
+    assert "baml.panics.DivisionByZero" in err
+    code, out, _ = invoke("run", str(src), "Outer", "--args", '{"x": 0}', "--json")
+    assert code == 1
+    error = json.loads(out)["error"]
+    assert error["kind"] == "DivisionByZero"
+    assert error["trace"][-1] == 'File "div.baml", line 2, in user.Inner'
+
+
+def test_run_json_value() -> None:
+    code, out, _ = invoke("run", str(SHARED / "fib.baml"), "Fib", "--args", '{"n": 10}', "--json")
+    assert code == 0 and json.loads(out) == {"value": 55}
+
+
+@pytest.mark.parametrize("args, message", [
+    ('{"t": {"severity": "x", "title": "a", "tier": "PRO"}}', 'args.t.severity: expected int, got "x"'),
+    ('{"t": {"severity": 1, "title": "a", "tier": "GOLD"}}', "args.t.tier: expected one of FREE, PRO, ENTERPRISE"),
+    ('{"t": {"severity": 1, "tier": "PRO"}}', "args.t.title: missing required field"),
+    ('{}', "args.t: missing required argument"),
+    ('{"t": {"severity": 1, "title": "a", "tier": "PRO"}, "u": 1}', "args.u: Triage has no parameter `u`"),
+])
+def test_bad_arguments_name_the_field(args: str, message: str) -> None:
+    code, _, err = invoke("run", str(ROOT / "examples" / "tickets.baml"), "Triage", "--args", args)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_json_is_a_usage_error() -> None:
+    code, _, err = invoke("run", str(SHARED / "fib.baml"), "Fib", "--args", "{n: 1}")
+    assert code == 2 and "invalid JSON" in err
+
+
+def test_unknown_function_lists_the_functions() -> None:
+    code, _, err = invoke("run", str(SHARED / "fib.baml"), "Nope")
+    assert code == 1 and "functions: Fib" in err
+
+
+def test_check_reports_all_errors_with_carets(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.baml"
+    bad.write_text("function F(x: int) -> bool { x }\nfunction G() -> int { H() }\n")
+    code, _, err = invoke("check", str(bad))
+    assert code == 1
+    assert "error[E0001]: mismatched types" in err
+    assert "error[E0003]: unresolved name: `H`" in err
+    assert "--> bad.baml:1:28" in err and "^" in err
+    assert "2 errors" in err
+
+
+def test_check_many_files_exits_1_if_any_fails(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.baml"
+    bad.write_text("function F() -> int { \"x\" }\n")
+    code, _, _ = invoke("check", str(SHARED / "fib.baml"), str(bad))
+    assert code == 1
+    assert invoke("check", str(SHARED / "fib.baml"), str(SHARED / "gcd.baml"))[0] == 0
+
+
+def test_mir_of_one_function_and_unknown_function() -> None:
+    code, out, _ = invoke("mir", str(SHARED / "fib.baml"), "Fib")
+    assert code == 0 and out.startswith("fn Fib(_1: int) -> int {")
+    code, _, err = invoke("mir", str(SHARED / "fib.baml"), "Nope")
+    assert code == 1 and "no function `Nope`" in err

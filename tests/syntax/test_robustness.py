@@ -1,0 +1,48 @@
+"""Bad source never produces a Python traceback: truncated and mangled versions of every
+corpus program either compile or raise CompileError with positioned diagnostics."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import ingot
+from ingot.syntax.diagnostics import CompileError
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "conformance"
+PROGRAMS = sorted(SHARED.glob("*.baml")) + sorted((ROOT / "tests" / "conformance" / "extra").glob("*.baml"))
+
+
+def variants(text: str, seed: int) -> list[str]:
+    """Truncations at several points, deleted and duplicated characters, swapped lines."""
+    rng = random.Random(seed)
+    out = [text[: len(text) * k // 7] for k in range(1, 7)]
+    for _ in range(6):
+        i = rng.randrange(len(text))
+        out.append(text[:i] + text[i + 1 :])
+        out.append(text[:i] + text[i] * 2 + text[i:])
+        j = rng.randrange(len(text))
+        out.append(text[:i] + rng.choice("{}()[];,.=<>\"`$@#") + text[j:])
+    lines = text.splitlines()
+    if len(lines) > 2:
+        a, b = rng.sample(range(len(lines)), 2)
+        lines[a], lines[b] = lines[b], lines[a]
+        out.append("\n".join(lines))
+    return out
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_mangled_source_gets_diagnostics_not_tracebacks(path: Path) -> None:
+    text = path.read_text()
+    for i, variant in enumerate(variants(text, seed=hash(path.name) & 0xFFFF)):
+        try:
+            ingot.load(variant)
+        except CompileError as e:
+            assert e.diagnostics, f"variant {i}: CompileError without diagnostics"
+            for d in e.diagnostics:
+                pos = d.span.start
+                assert pos.line >= 1 and pos.column >= 1
+                assert "-->" in d.render() and "^" in d.render()
