@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from collections.abc import Mapping
 from typing import Any
 
 from ingot.bex.program import BexFunction
@@ -54,22 +56,39 @@ class Program:
         return out
 
     def call(self, name: str, /, *, max_depth: int = DEFAULT_MAX_DEPTH, max_steps: int | None = None,
-             llm: LlmHandler | None = None, **args: Any) -> Any:
+             llm: Mapping[str, Any] | LlmHandler | None = None, **args: Any) -> Any:
         """Run function `name` with keyword arguments; return plain Python values.
 
-        Raises `ArgumentError` for bad arguments and `BamlError` (with `.kind`,
-        `.message`, `.trace`) when a panic or an uncaught throw escapes.
+        `llm` mocks LLM functions: `{"Classify": value or raw reply text}` (a list
+        gives one reply per call, in order); LLM functions without a mock call
+        their declared client. Raises `ArgumentError` for bad arguments and
+        `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
+        uncaught throw escapes.
         """
         values = self.convert_args(name, args)
-        vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=llm)
+        vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
         return to_python(vm.call(self.function(name), values))
+
+    def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler:
+        """The handler for LLM calls: mocks first, then the declared clients."""
+        if llm is not None and not isinstance(llm, Mapping):
+            return llm
+        from ingot.llm.runtime import LlmRuntime
+
+        return LlmRuntime(self.view, mocks=dict(llm or {}))
 
     @property
     def view(self) -> ProgramView:
         """The read-only MIR extension interface over this program."""
         if self._view is None:
-            self._view = ProgramView(self.compiled.mir, self.bex, self.compiled.items)
+            c = self.compiled
+            self._view = ProgramView(c.mir, self.bex, c.items, c.meta, c.clients, c.llm_clients)
         return self._view
+
+    @property
+    def _meta(self) -> SimpleNamespace:
+        """`program._meta.ingot`: harvested @ingot annotations keyed by item (`Func`, `Func.param`, ...)."""
+        return SimpleNamespace(ingot=self.view.meta)
 
     def vm(self, **options: Any) -> VM:
         return VM(self.bex, **options)

@@ -49,6 +49,35 @@ def parse_json_option(text: str, what: str) -> Any:
                                  param_hint=what) from None
 
 
+def parse_mocks(specs: tuple[str, ...], program: Program) -> dict[str, Any]:
+    """`--llm Classify=@reply.json`: a JSON file gives a value; any other text is a raw reply."""
+    mocks: dict[str, Any] = {}
+    llm_functions = {f.name for f in program.view.functions() if f.is_llm}
+    for spec in specs:
+        name, sep, reply = spec.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected FUNC=REPLY, got {spec!r}", param_hint="--llm")
+        if name not in llm_functions:
+            known = ", ".join(sorted(llm_functions)) or "none"
+            raise click.BadParameter(f"`{name}` is not an LLM function (LLM functions: {known})",
+                                     param_hint="--llm")
+        if reply.startswith("@"):
+            path = Path(reply[1:])
+            try:
+                reply = path.read_text(encoding="utf-8")
+            except OSError as e:
+                raise click.BadParameter(f"cannot read {path}: {e.strerror}", param_hint="--llm") from None
+            if path.suffix == ".json":
+                try:
+                    mocks.setdefault(name, []).append(json.loads(reply))
+                    continue
+                except json.JSONDecodeError:
+                    pass
+        mocks.setdefault(name, []).append(reply)
+    # One reply per call in order; a single reply answers every call.
+    return {name: replies[0] if len(replies) == 1 else replies for name, replies in mocks.items()}
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ingot")
 def main() -> None:
@@ -80,20 +109,26 @@ def check(files: tuple[Path, ...]) -> None:
 @click.option("--args", "args_text", default="{}", metavar="JSON|@FILE",
               help="Arguments as a JSON object of parameter names, or @file.json.")
 @click.option("--json", "as_json", is_flag=True, help="Print {\"value\": ...} or {\"error\": ...} as JSON.")
+@click.option("--llm", "llm_mocks", multiple=True, metavar="FUNC=REPLY|@FILE",
+              help="Mock an LLM function: a raw reply text (or @file holding it, or JSON). Repeatable.")
 @click.option("--max-depth", default=20_000, show_default=True, help="Maximum BAML call depth.")
 @click.option("--max-steps", type=int, default=None, help="Budget of loop iterations and calls.")
-def run(file: Path, function: str, args_text: str, as_json: bool, max_depth: int,
+def run(file: Path, function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...], max_depth: int,
         max_steps: int | None) -> None:
-    """Run FUNCTION of FILE with --args and print its result as JSON."""
+    """Run FUNCTION of FILE with --args and print its result as JSON.
+
+    LLM functions call their declared client unless mocked with --llm.
+    """
     program = load_or_exit(file)
     args = parse_json_option(args_text, "--args")
+    mocks = parse_mocks(llm_mocks, program)
     if not isinstance(args, dict):
         raise click.BadParameter("expected a JSON object of parameter names", param_hint="--args")
     if function not in program.functions:
         names = ", ".join(program.functions) or "none"
         fail(f"error: no function `{function}` in {file} (functions: {names})")
     try:
-        value = program.call(function, max_depth=max_depth, max_steps=max_steps, **args)
+        value = program.call(function, max_depth=max_depth, max_steps=max_steps, llm=mocks, **args)
     except ArgumentError as e:
         fail(f"error: {e}", 2)
     except BamlError as e:

@@ -7,8 +7,9 @@ errors, returning all of that stage's diagnostics at once.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 from ingot.bex.emit import emit_program
 from ingot.bex.program import BexProgram
@@ -16,6 +17,7 @@ from ingot.mir import ir
 from ingot.mir.cleanup import cleanup_program
 from ingot.mir.lower import lower_program
 from ingot.semantics.check import check_module
+from ingot.semantics.clients import ClientSpec, collect_clients
 from ingot.semantics.hir import TypedProgram
 from ingot.semantics.resolve import Items
 from ingot.syntax import ast as A
@@ -33,6 +35,9 @@ class Compiled:
     items: Items
     mir: ir.MirProgram
     bex: BexProgram
+    clients: dict[str, ClientSpec] = field(default_factory=dict)  # declared clients by name
+    llm_clients: dict[str, ClientSpec] = field(default_factory=dict)  # LLM function -> its client
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # _meta.ingot
 
 
 @functools.cache
@@ -56,11 +61,19 @@ def prelude_functions() -> tuple[tuple[str, ir.MirFunction], ...]:
 
 def compile_source(text: str, filename: str = "main.baml") -> Compiled:
     """Compile BAML source; raise `CompileError` with every diagnostic of the failing stage."""
-    source = SourceFile(filename, text)
+    original = SourceFile(filename, text)
+    stripped, annotations, diags = harvest_annotations(original)
+    if diags:
+        raise CompileError(diags)
+    # The parser reads the stripped text; diagnostics show the original lines (same offsets).
+    source = SourceFile(filename, stripped, display=text)
     module, diags = parse(source)
     if diags:
         raise CompileError(diags)
     typed, items, diags = check_module(module)
+    clients, llm_clients, client_diags = collect_clients(module)
+    meta, meta_diags = attach_annotations(module, annotations)
+    diags = diags + client_diags + meta_diags
     if diags:
         raise CompileError(diags)
     try:
@@ -73,7 +86,23 @@ def compile_source(text: str, filename: str = "main.baml") -> Compiled:
     for name, fn in prelude_functions():
         mir.functions[name] = fn
     bex = emit_program(mir, items, filename)
-    return Compiled(source, module, typed, items, mir, bex)
+    return Compiled(source, module, typed, items, mir, bex, clients, llm_clients, meta)
+
+
+def harvest_annotations(source: SourceFile) -> tuple[str, list[Any], list[Diagnostic]]:
+    """Find `@ingot(...)`/`@@ingot(...)`, blank them out (offsets kept); see ingot.syntax.annotations."""
+    from ingot.syntax.annotations import harvest
+
+    result = harvest(source)
+    return result.text, result.annotations, result.diagnostics
+
+
+def attach_annotations(module: A.Module, annotations: list[Any]) -> tuple[dict[str, dict[str, Any]],
+                                                                         list[Diagnostic]]:
+    """Key each harvested annotation by the item it annotates (`Func`, `Func.param`, ...)."""
+    from ingot.semantics.meta import attach
+
+    return attach(module, annotations)
 
 
 def _too_deep(source: SourceFile) -> Diagnostic:

@@ -37,7 +37,18 @@ class Case:
 
     @property
     def names(self) -> list[str]:
-        return [p.split(":")[0].strip() for p in self.params.split(",") if p.strip()]
+        """Parameter names: the text before each `:` at bracket depth 0."""
+        names, depth, start = [], 0, 0
+        for i, ch in enumerate(self.params + ","):
+            if ch in "<([":
+                depth += 1
+            elif ch in ">)]":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                if self.params[start:i].strip():
+                    names.append(self.params[start:i].split(":")[0].strip())
+                start = i + 1
+        return names
 
     def python(self) -> Callable[..., Any]:
         return self.py or B[self.key]

@@ -25,7 +25,8 @@ from ingot.runtime.values import INT_MAX, INT_MIN, Instance
 
 DEFAULT_MAX_DEPTH = 20_000
 
-LlmHandler = Callable[[BexFunction, list[Any]], Any]
+# Called for every call of an LLM function: (vm, function, arguments) -> the parsed result.
+LlmHandler = Callable[["VM", BexFunction, list[Any]], Any]
 
 _UNSET = object()
 _INITIALISING = object()
@@ -68,7 +69,7 @@ class VM:
             raise panic("HostUnavailable",
                         message=f"LLM function `{fn.name}` has no client to call (LLM calls are not "
                                 "supported by this runner; pass mocks)")
-        return self.llm(fn, args)
+        return self.llm(self, fn, args)
 
     def load_global(self, index: int) -> Any:
         value = self.globals[index]

@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
 from ingot.mir import ir, pretty
 from ingot.mir.cleanup import successors
+from ingot.semantics.clients import ClientSpec, EnvRef
 from ingot.semantics.resolve import Items
 from ingot.semantics.types import (  # re-exported: consumers name types through this module
     ANY,
@@ -245,12 +246,16 @@ class ProgramView:
     """The read-only view of a compiled program that extensions build on."""
 
     def __init__(self, mir: ir.MirProgram, bex: BexProgram, items: Items,
-                 meta: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+                 meta: Mapping[str, Mapping[str, Any]] | None = None,
+                 clients: Mapping[str, ClientSpec] | None = None,
+                 llm_clients: Mapping[str, ClientSpec] | None = None) -> None:
         self._mir = mir
         self._bex = bex
         self._items = items
         self._functions = {name: FunctionView(fn, bex.by_name[name]) for name, fn in mir.functions.items()}
         self._meta = MappingProxyType(dict(meta or {}))
+        self._clients = MappingProxyType(dict(clients or {}))
+        self._llm_clients = MappingProxyType(dict(llm_clients or {}))
 
     def functions(self, include_synthetic: bool = False) -> tuple[FunctionView, ...]:
         return tuple(f for f in self._functions.values() if include_synthetic or not f.synthetic)
@@ -286,6 +291,19 @@ class ProgramView:
         """`_meta.ingot`: harvested @ingot annotations keyed by item (`Func`, `Func.param`, ...)."""
         return self._meta
 
+    def clients(self) -> Mapping[str, ClientSpec]:
+        """Declared clients by name (`client Fast = openai.ChatClient.new(...)`)."""
+        return self._clients
+
+    def client_of(self, function: str) -> ClientSpec | None:
+        """The client an LLM function calls (a declared one, or its `"provider/model"` shorthand)."""
+        return self._llm_clients.get(function)
+
+    @staticmethod
+    def prompt_function(function: str) -> str:
+        """The synthetic function rendering an LLM function's prompt: `(output_format, params...) -> string`."""
+        return "$prompt." + function
+
     def lower(self, extension: Extension[R]) -> R:
         return extension.lower(self)
 
@@ -299,7 +317,7 @@ def _attr(attrs: Sequence[Any], name: str) -> str | None:
 
 
 __all__ = [
-    "ANY", "BOOL", "FLOAT", "INT", "NULL", "STRING", "AliasT", "BlockView", "ClassT", "ClassView", "Edge",
+    "ClientSpec", "EnvRef", "ANY", "BOOL", "FLOAT", "INT", "NULL", "STRING", "AliasT", "BlockView", "ClassT", "ClassView", "Edge",
     "EnumT", "EnumView", "Extension", "FieldView", "FuncT", "FunctionView", "ListT", "Lit", "LocalView", "MapT",
     "Prim", "ProgramView", "Special", "StatementView", "StmtId", "TerminatorView", "Ty", "UnionT", "VariantT",
 ]

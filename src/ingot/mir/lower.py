@@ -30,7 +30,7 @@ from ingot.semantics.hir import (
     VariantTest,
 )
 from ingot.semantics.resolve import Items
-from ingot.semantics.types import ANY, BOOL, INT, NULL, Ty
+from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, Ty
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
@@ -41,6 +41,9 @@ PRELUDE_KEYS = frozenset(
     f"array.{name}" for name, sig in B.ARRAY_METHODS.items()
     if any(type(p).__name__ == "FuncT" for p in sig.params)
 )
+
+
+PROMPT_PREFIX = "$prompt."
 
 
 def prelude_function(key: str) -> str:
@@ -69,6 +72,7 @@ class FnState:
     loops: list[LoopTargets] = field(default_factory=list)
     catch_stack: list[list[ir.BlockId]] = field(default_factory=list)
     regions: list[ir.CatchRegion] = field(default_factory=list)
+    output_format: LocalVar | None = None  # in a `$prompt.` function: what ctx.output_format() reads
 
 
 class Lowerer:
@@ -108,21 +112,36 @@ class Lowerer:
             params.append(self.tp.bindings[(decl, "self")])
         params += [self.tp.bindings[p] for p in decl.params]
         if isinstance(decl.body, A.LlmBody):
-            cfg = CfgBuilder()
-            locals_ = [ir.LocalDecl(None, ret, decl.span)] + [ir.LocalDecl(v.name, v.ty, v.span) for v in params]
-            cfg.terminate(ir.Unreachable(decl.span))
-            self.functions[name] = ir.MirFunction(
-                name, len(params), [v.name for v in params], ret, locals_, cfg.blocks, [], decl.span,
-                ir.FnKind.LLM, decl.doc)
+            self.lower_llm_function(name, decl, decl.body, params, ret)
             return
         self.lower_body(name, decl, params, decl.body, ret, decl.span, doc=decl.doc)
 
+    def lower_llm_function(self, name: str, decl: A.Function, body: A.LlmBody, params: list[LocalVar],
+                           ret: Ty) -> None:
+        """An LLM function has no bytecode body; its prompt becomes `$prompt.NAME`.
+
+        `$prompt.NAME(output_format, params...)` returns the rendered prompt; the
+        LLM client computes `output_format` (what `ctx.output_format()` renders)
+        from the return type and passes it in.
+        """
+        cfg = CfgBuilder()
+        locals_ = [ir.LocalDecl(None, ret, decl.span)] + [ir.LocalDecl(v.name, v.ty, v.span) for v in params]
+        cfg.terminate(ir.Unreachable(decl.span))
+        self.functions[name] = ir.MirFunction(
+            name, len(params), [v.name for v in params], ret, locals_, cfg.blocks, [], decl.span,
+            ir.FnKind.LLM, decl.doc)
+        hidden = LocalVar("output_format", STRING, body.span, decl)
+        prompt_body = A.Block([], body.prompt, body.prompt.span)
+        self.lower_body(PROMPT_PREFIX + name, decl, [hidden, *params], prompt_body, STRING, body.span,
+                        synthetic=True, output_format=hidden)
+
     def lower_body(self, name: str, owner: object, params: list[LocalVar], body: A.Block, ret: Ty,
                    span: Span, doc: str | None = None, synthetic: bool = False,
-                   captures: list[LocalVar] | None = None) -> ir.MirFunction:
+                   captures: list[LocalVar] | None = None,
+                   output_format: LocalVar | None = None) -> ir.MirFunction:
         saved, saved_name = self.st, self.fn_name
         cfg = CfgBuilder()
-        st = FnState(cfg, owner)
+        st = FnState(cfg, owner, output_format=output_format)
         self.st, self.fn_name = st, name
         try:
             cfg.new_local(ret, None, span)  # _0
@@ -800,6 +819,11 @@ class Lowerer:
         info = self.tp.calls.get(e)
         if info is None:
             raise self.unsupported("this call", e.span)
+        if info.target == "ctx.output_format":
+            assert self.st is not None
+            if self.st.output_format is None:
+                raise self.unsupported("`ctx.output_format()` outside a prompt", e.span)
+            return ir.Copy(self.var_local(self.st.output_format))
         args = self.operands(info.args, e.span)
         if info.kind in ("function", "method"):
             callee: ir.Callee = ir.FnCallee(info.target)

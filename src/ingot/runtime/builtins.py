@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
@@ -865,7 +866,26 @@ def float_exp(x: float) -> float:
 
 
 def float_cbrt(x: float) -> float:
-    return math.cbrt(x)
+    """The correctly rounded cube root, as the engine computes it.
+
+    The platform's `cbrt` (what `math.cbrt` calls) can be an ulp off; the
+    engine's is exact to the last bit, so pick the float whose rounding
+    interval holds the true root, deciding with exact rational arithmetic.
+    """
+    y = math.cbrt(x)
+    if x == 0.0 or not -_INF < x < _INF:
+        return y
+    target = Fraction(abs(x))
+    c = abs(y)
+    for _ in range(4):
+        below, above = math.nextafter(c, 0.0), math.nextafter(c, _INF)
+        if ((Fraction(below) + Fraction(c)) / 2) ** 3 > target:
+            c = below
+        elif ((Fraction(c) + Fraction(above)) / 2) ** 3 < target:
+            c = above
+        else:
+            break
+    return math.copysign(c, x)
 
 
 def float_hypot(x: float, y: float) -> float:

@@ -56,24 +56,14 @@ def render_value(v: Any) -> str:
 
 def render_float(x: float) -> str:
     """A float as templates print it: `2.0`, `0.00000015`, `NaN`, `-Infinity`."""
-    r = repr(x)
-    if "e" in r:
-        if x != x:
-            return "NaN"
-        if x == _INF:
-            return "Infinity"
-        if x == -_INF:
-            return "-Infinity"
-        r = format(Decimal(r), "f")
-        if "." not in r:
-            r += ".0"
-    elif r == "nan":
+    if x != x:
         return "NaN"
-    elif r == "inf":
+    if x == _INF:
         return "Infinity"
-    elif r == "-inf":
+    if x == -_INF:
         return "-Infinity"
-    return r
+    s = _plain(x)
+    return s if "." in s else s + ".0"
 
 
 def float_display(x: float) -> str:
@@ -84,12 +74,47 @@ def float_display(x: float) -> str:
         return "inf"
     if x == -_INF:
         return "-inf"
+    s = _plain(x)
+    return s[:-2] if s.endswith(".0") else s
+
+
+_EVEN = frozenset("02468")
+
+
+def _plain(x: float) -> str:
+    """The shortest digits that read back as finite `x`, in positional notation.
+
+    Python's `repr` and Rust's formatting both choose the shortest digit string
+    that reads back as `x`, closest to its exact value. When `x` lies exactly
+    halfway between two such strings, Python takes the even last digit and Rust
+    the one of larger magnitude: `732016053863787.25` is `...787.2` in Python
+    but `...787.3` in the engine. That case is re-rounded here.
+    """
     r = repr(x)
+    if r[-1] in _EVEN:
+        sign, digits, exp = Decimal(r).as_tuple()
+        digits, exp = _strip_zeros(digits, int(exp))
+        if not digits[-1] & 1:
+            _, exact_digits, exact_exp = Decimal(x).as_tuple()
+            exact_digits, _ = _strip_zeros(exact_digits, int(exact_exp))
+            if (
+                len(exact_digits) == len(digits) + 1
+                and exact_digits[-1] == 5
+                and Decimal((0, digits, exp)) < abs(Decimal(x))
+            ):
+                up = Decimal((sign, digits, exp)) + Decimal((sign, (1,), exp))
+                if float(up) == x:
+                    return format(up, "f")
     if "e" in r:
-        r = format(Decimal(r), "f")
-    if r.endswith(".0"):
-        r = r[:-2]
+        return format(Decimal(r), "f")
     return r
+
+
+def _strip_zeros(digits: tuple[int, ...], exp: int) -> tuple[tuple[int, ...], int]:
+    n = len(digits)
+    while n > 1 and digits[n - 1] == 0:
+        n -= 1
+    return digits[:n], exp + len(digits) - n
 
 
 _SIMPLE_ESCAPES = {"\0": "\\0", "\t": "\\t", "\n": "\\n", "\r": "\\r", '"': '\\"', "\\": "\\\\"}

@@ -42,9 +42,11 @@ class Code(StrEnum):
 class SourceFile:
     """A named source text with a line index for offset -> (line, column)."""
 
-    def __init__(self, name: str, text: str) -> None:
+    def __init__(self, name: str, text: str, display: str | None = None) -> None:
         self.name = name
         self.text = text
+        # What messages quote: the original source when `text` had annotations blanked out.
+        self.display = display if display is not None else text
         self._line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
 
     def position(self, offset: int) -> Pos:
@@ -56,8 +58,8 @@ class SourceFile:
 
     def line_text(self, line: int) -> str:
         start = self._line_starts[line - 1]
-        end = self.text.find("\n", start)
-        return self.text[start : end if end >= 0 else len(self.text)]
+        end = self.display.find("\n", start)
+        return self.display[start : end if end >= 0 else len(self.display)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,118 @@
+"""Client declarations evaluated at compile time.
+
+`client Fast = openai.ChatClient.new(model = "gpt-4o-mini", api_key = env.KEY)`
+becomes `ClientSpec("Fast", "openai.ChatClient", {"model": "gpt-4o-mini",
+"api_key": EnvRef("KEY")})`. An LLM function names a client (`client: Fast`) or
+uses the shorthand `client: "openai/gpt-4o-mini"`. Options must be literals
+(strings, numbers, booleans, `null`, arrays and maps of them) or `env.NAME`
+references, resolved when the client is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingot.syntax import ast as A
+from ingot.syntax.diagnostics import Code, Diagnostic, Span
+
+
+@dataclass(frozen=True, slots=True)
+class EnvRef:
+    """`env.NAME`: read from the environment when the client is used."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSpec:
+    name: str  # the declared name, or the shorthand text ("openai/gpt-4o-mini")
+    provider: str  # "openai.ChatClient", "openai.ResponsesClient", or the shorthand's "openai"
+    options: dict[str, Any] = field(default_factory=dict)
+    span: Span | None = None
+    shorthand: bool = False
+
+
+class ClientError(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def dotted(e: A.Expr) -> str | None:
+    if isinstance(e, A.Name):
+        return e.ident
+    if isinstance(e, A.FieldAccess) and not e.optional:
+        base = dotted(e.obj)
+        return None if base is None else f"{base}.{e.name}"
+    return None
+
+
+def literal(e: A.Expr) -> Any:
+    """A compile-time value of a client option."""
+    if isinstance(e, (A.StringLit, A.IntLit, A.FloatLit, A.BoolLit)):
+        return e.value
+    if isinstance(e, A.NullLit):
+        return None
+    if isinstance(e, A.Template) and all(isinstance(p, str) for p in e.parts):
+        return "".join(p for p in e.parts if isinstance(p, str))
+    if isinstance(e, A.ArrayLit):
+        return [literal(x) for x in e.elements]
+    if isinstance(e, A.MapLit):
+        return {literal(k): literal(v) for k, v in e.entries}
+    path = dotted(e)
+    if path is not None and path.startswith("env.") and path.count(".") == 1:
+        return EnvRef(path[4:])
+    raise ClientError(Diagnostic(Code.UNSUPPORTED, "client options must be literals or `env.NAME`; "
+                                 "computed client options are not supported yet", e.span))
+
+
+def client_spec(decl: A.ClientDecl) -> ClientSpec:
+    """Evaluate `client Name = provider.Kind.new(option = value, ...)`."""
+    value = decl.value
+    if not isinstance(value, A.Call):
+        raise ClientError(Diagnostic(Code.UNSUPPORTED, "a client must be built with `<provider>.<Client>.new(...)`",
+                                     value.span))
+    path = dotted(value.callee)
+    if path is None or not path.endswith(".new"):
+        raise ClientError(Diagnostic(Code.UNSUPPORTED, "a client must be built with `<provider>.<Client>.new(...)`",
+                                     value.callee.span))
+    options: dict[str, Any] = {}
+    for arg in value.args:
+        if arg.name is None:
+            raise ClientError(Diagnostic(Code.BAD_ARGUMENTS, "client options are passed by name "
+                                         "(`model = \"...\"`)", arg.span))
+        options[arg.name] = literal(arg.value)
+    return ClientSpec(decl.name, path[: -len(".new")], options, decl.span)
+
+
+def shorthand_spec(text: str, span: Span) -> ClientSpec:
+    """`client: "openai/gpt-4o-mini"`."""
+    provider, _, model = text.partition("/")
+    if not model:
+        raise ClientError(Diagnostic(Code.SYNTAX, "a client shorthand is `\"provider/model\"`", span))
+    return ClientSpec(text, provider, {"model": model}, span, shorthand=True)
+
+
+def collect_clients(module: A.Module) -> tuple[dict[str, ClientSpec], dict[str, ClientSpec], list[Diagnostic]]:
+    """(client specs by name, the spec each LLM function uses by function name, diagnostics)."""
+    specs: dict[str, ClientSpec] = {}
+    diags: list[Diagnostic] = []
+    for item in module.items:
+        if isinstance(item, A.ClientDecl):
+            try:
+                specs[item.name] = client_spec(item)
+            except ClientError as e:
+                diags.append(e.diagnostic)
+    uses: dict[str, ClientSpec] = {}
+    for item in module.items:
+        if isinstance(item, A.Function) and isinstance(item.body, A.LlmBody):
+            client = item.body.client
+            try:
+                if isinstance(client, A.StringLit):
+                    uses[item.name] = shorthand_spec(client.value, client.span)
+                elif isinstance(client, A.Name) and client.ident in specs:
+                    uses[item.name] = specs[client.ident]
+            except ClientError as e:
+                diags.append(e.diagnostic)
+    return specs, uses, diags
