@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
-from collections.abc import Mapping
 from typing import Any
 
 from ingot.bex.program import BexFunction
@@ -69,10 +69,12 @@ class Program:
         vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
         return to_python(vm.call(self.function(name), values))
 
-    def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler:
+    def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
         """The handler for LLM calls: mocks first, then the declared clients."""
         if llm is not None and not isinstance(llm, Mapping):
             return llm
+        if not llm and not any(f.kind == "llm" for f in self.bex.functions):
+            return None  # nothing to call
         from ingot.llm.runtime import LlmRuntime
 
         return LlmRuntime(self.view, mocks=dict(llm or {}))

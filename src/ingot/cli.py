@@ -167,6 +167,83 @@ def dis(file: Path, function: str | None) -> None:
     click.echo(disassemble_program(program.bex, function))
 
 
+
+
+@main.command()
+@click.argument("file", type=FILE)
+@click.argument("function")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
+@click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
+@click.option("--seed", default=0, show_default=True, help="Seed for the search and the solver.")
+@click.option("--max-runs", default=500, show_default=True, help="Budget of concrete runs.")
+@click.option("--timeout", default=60.0, show_default=True, help="Budget in seconds.")
+@click.option("--max-len", default=6, show_default=True, help="Longest array input to generate.")
+@click.option("--max-string-length", default=32, show_default=True, help="Longest string input to generate.")
+@click.option("--solver-timeout", default=2000, show_default=True, help="Per-query solver timeout (ms).")
+@click.option("--emit-tests", nargs=2, type=(click.Choice(["baml", "pytest", "json"]), click.Path(path_type=Path)),
+              default=None, metavar="FORM DIR", help="Write the cases as BAML tests, a pytest file or JSON into DIR.")
+def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
+            max_len: int, max_string_length: int, solver_timeout: int,
+            emit_tests: tuple[str, Path] | None) -> None:
+    """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
+    from ingot.concolic.explore import Explorer, Options
+    from ingot.concolic.inputs import UnsupportedInput
+    from ingot.concolic.report import as_json as report_json
+    from ingot.concolic.report import summary_table
+    from ingot.concolic.testgen import write_tests
+
+    program = load_or_exit(file)
+    if function not in program.functions:
+        names = ", ".join(program.functions) or "none"
+        fail(f"error: no function `{function}` in {file} (functions: {names})")
+    options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
+                      solver_timeout_ms=solver_timeout, seed=seed)
+    try:
+        exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json)
+    except UnsupportedInput as e:
+        fail(f"error: cannot explore {function}: {e}")
+    report = report_json(program.view, exploration, timings=timings)
+    if emit_tests is not None:
+        form, out_dir = emit_tests
+        path = write_tests(program.view, file, function, report, form, out_dir)
+        if not as_json:
+            click.echo(f"wrote {len(report['tests'])} cases to {path}", err=True)
+    if as_json:
+        click.echo(to_json_text(report, indent=1))
+        return
+    from rich.console import Console
+
+    console = Console()
+    console.print(summary_table(report))
+    for f in report["findings"]:
+        console.print(f"[bold red]{f['kind']}[/]: {f['message']}  args={to_json_text(f['args'])}"
+                      + (f"  llm={to_json_text(f['mocks'])}" if f["mocks"] else ""))
+        for line in f["trace"]:
+            console.print(f"    {line}", highlight=False)
+    for edge in report["coverage"]["uncovered"]:
+        console.print(f"[yellow]uncovered[/] {edge}", highlight=False)
+    for edge in report["coverage"]["infeasible"]:
+        console.print(f"[dim]infeasible[/] {edge}", highlight=False)
+
+
+def run_explorer(explorer_cls: Any, program: Program, function: str, options: Any, show_progress: bool) -> Any:
+    """Run the search, with a progress bar on a terminal."""
+    if not show_progress:
+        return explorer_cls(program.view, function, options).explore()
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]exploring"), BarColumn(), TextColumn("{task.fields[status]}"),
+                  TimeElapsedColumn(), transient=True) as progress:
+        task = progress.add_task("explore", total=options.max_runs, status="")
+
+        def update(ex: Any) -> None:
+            progress.update(task, completed=ex.runs,
+                            status=f"runs {ex.runs}  edges {len(ex.covered)}/{len(ex.edges)}  "
+                                   f"findings {len(ex.findings)}")
+
+        return explorer_cls(program.view, function, options, progress=update).explore()
+
+
 def entry() -> None:
     """Console entry point: a bug in ingot is reported as one, never as a bare traceback."""
     try:

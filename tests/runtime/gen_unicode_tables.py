@@ -17,7 +17,7 @@ import unicodedata
 
 import baml_bridge as b
 
-SRC = r'''
+SRC = r"""
 function Flags(start: int, end: int) -> string {
   let cps: int[] = [];
   for (let i = start; i < end; i += 1) {
@@ -58,7 +58,7 @@ function Cases(start: int, end: int) -> string[] {
   }
   out
 }
-'''
+"""
 
 NAMES = [
     "ALPHABETIC",
@@ -117,7 +117,12 @@ def main() -> None:
     cases: list[str] = []
     for start in range(0, LIMIT, CHUNK):
         end = min(start + CHUNK, LIMIT)
-        flags += [int(x) for x in b.call_function_sync(rt, "Flags", {"start": start, "end": end}).result().split(",")]
+        flags += [
+            int(x)
+            for x in b.call_function_sync(rt, "Flags", {"start": start, "end": end})
+            .result()
+            .split(",")
+        ]
         cases += b.call_function_sync(rt, "Cases", {"start": start, "end": end}).result()
     cps = code_points()
     assert len(flags) == len(cps), (len(flags), len(cps))

@@ -66,12 +66,16 @@ def case(key, params, expr, inputs, py=None, body=None):
 def mut(key, params, call, inputs):
     """A mutating method: compare `[result, receiver]` after the call."""
     recv = params.split(":")[0].strip()
-    return case(key, params, f"[{recv}.{call}, {recv}]", inputs, py=lambda r, *a: [B[key](r, *a), r])
+    return case(
+        key, params, f"[{recv}.{call}, {recv}]", inputs, py=lambda r, *a: [B[key](r, *a), r]
+    )
 
 
 def void(key, params, expr, inputs):
     """A function returning nothing: the wrapper says "ok" when it returns."""
-    return case(key, params, expr, inputs, py=lambda *a: (B[key](*a), "ok")[1], body=f'{expr}; "ok"')
+    return case(
+        key, params, expr, inputs, py=lambda *a: (B[key](*a), "ok")[1], body=f'{expr}; "ok"'
+    )
 
 
 def product(*lists):
@@ -131,15 +135,24 @@ for key in ["replace", "replace_all"]:
     case(f"string.{key}", "s: string, a: string, b: string", f"s.{key}(a, b)",
          product(HAYSTACKS, NEEDLES[:8], ["", "-", "$0", "\\1"]))  # fmt: skip
 for key in ["at", "code_point_at"]:
-    case(f"string.{key}", "s: string, i: int", f"s.{key}(i)", product(["", "héllo", "😀"], POSITIONS))
-case("string.repeat", "s: string, n: int", "s.repeat(n)", product(["", "ab", "é"], [-5, -1, 0, 1, 3]))
+    case(
+        f"string.{key}", "s: string, i: int", f"s.{key}(i)", product(["", "héllo", "😀"], POSITIONS)
+    )
+case(
+    "string.repeat", "s: string, n: int", "s.repeat(n)", product(["", "ab", "é"], [-5, -1, 0, 1, 3])
+)
 case("string.clamp", "s: string, a: string, b: string", "s.clamp(a, b)",
      product(["", "m", "é", "z"], ["a", "x"], ["c", "y"]))  # fmt: skip
 case("string.from_code_points", "xs: int[]", "string.from_code_points(xs)",
      [([],), ([104, 233, 128512],), ([0],), ([104, -1],), ([55296],), ([57343],), ([1114111],),
       ([1114112],), ([65, INT_MAX],)])  # fmt: skip
-case("string.from", "x: float[], m: map<string, int[]>", "string.from([x, m])",
-     [([1.0, math.nan], {"k": [1]}), ([], {})], py=lambda x, m: B["string.from"]([x, m]))
+case(
+    "string.from",
+    "x: float[], m: map<string, int[]>",
+    "string.from([x, m])",
+    [([1.0, math.nan], {"k": [1]}), ([], {})],
+    py=lambda x, m: B["string.from"]([x, m]),
+)
 
 # ------------------------------------------------------------------ array
 
@@ -165,7 +178,12 @@ mut("array.sort", "xs: bool[]", "sort()", [([],), ([True, False, True],)])
 mut("array.reverse", "xs: int[]", "reverse()", [(a,) for a in ARRS])
 case("array.concat", "xs: int[], ys: int[]", "[xs.concat(ys), xs]", product(ARRS[:3], ARRS[:3]),
      py=lambda xs, ys: [B["array.concat"](xs, ys), xs])  # fmt: skip
-case("array.slice", "xs: int[], a: int, b: int", "xs.slice(a, b)", product(ARRS[2:4], POSITIONS, POSITIONS))
+case(
+    "array.slice",
+    "xs: int[], a: int, b: int",
+    "xs.slice(a, b)",
+    product(ARRS[2:4], POSITIONS, POSITIONS),
+)
 for key in ["includes", "index_of", "last_index_of"]:
     case(f"array.{key}", "xs: int[], v: int", f"xs.{key}(v)", product(ARRS, [1, 2, 5, 9]))
     case(f"array.{key}", "xs: float[], v: float", f"xs.{key}(v)",
@@ -210,8 +228,15 @@ case("int.pow", "a: int, e: int", "a.pow(e)",
 case("int.ilog", "a: int, b: int", "a.ilog(b)",
      product([INT_MIN, -5, 0, 1, 2, 7, 8, 9, 1000, 1024, INT_MAX], [-1, 0, 1, 2, 3, 10, INT_MAX]))  # fmt: skip
 for key in ["min", "max"]:
-    case(f"int.{key}", "a: int, b: int", f"a.{key}(b)", product([0, 5, -5, INT_MIN], [0, 3, INT_MAX]))
-case("int.clamp", "a: int, lo: int, hi: int", "a.clamp(lo, hi)", product([-20, 0, 5, 15], [0, 10], [1, 10]))
+    case(
+        f"int.{key}", "a: int, b: int", f"a.{key}(b)", product([0, 5, -5, INT_MIN], [0, 3, INT_MAX])
+    )
+case(
+    "int.clamp",
+    "a: int, lo: int, hi: int",
+    "a.clamp(lo, hi)",
+    product([-20, 0, 5, 15], [0, 10], [1, 10]),
+)
 INT_TEXTS = [
     "0", "42", "-7", "+0", "-0", "007", "", "+", "-", "x", "12a", " 5", "5 ", "1_0", "1.5", "٣",
     "+-5", "--5", "4611686018427387903", "4611686018427387904", "-4611686018427387904",
@@ -233,7 +258,12 @@ for key in [
 ]:  # fmt: skip
     case(f"float.{key}", "x: float", f"x.{key}()", [(x,) for x in FLOATS])
 for key in ["asin", "acos", "atanh"]:
-    case(f"float.{key}", "x: float", f"x.{key}()", [(x,) for x in UNIT_FLOATS + [-0.5, 1.5, -2.0, -math.inf]])
+    case(
+        f"float.{key}",
+        "x: float",
+        f"x.{key}()",
+        [(x,) for x in UNIT_FLOATS + [-0.5, 1.5, -2.0, -math.inf]],
+    )
 for key in ["pow", "log", "hypot", "atan2", "min", "max"]:
     case(f"float.{key}", "x: float, y: float", f"x.{key}(y)",
          product([0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, 1e308, -8.0, math.inf, -math.inf, math.nan],
@@ -264,9 +294,19 @@ case("bool.clamp", "a: bool, lo: bool, hi: bool", "a.clamp(lo, hi)",
 case("baml.sys.panic", "m: string", "", [("boom",), ("",)], body="baml.sys.panic(m)")
 void("assert.is_true", "c: bool", "assert.is_true(c)", [(True,), (False,)])
 void("assert.not_null", "v: int?", "assert.not_null(v)", [(1,), (None,), (0,)])
-void("assert.contains", "h: string, n: string", "assert.contains(h, n)", product(["abc", ""], ["", "b", "x"]))
+void(
+    "assert.contains",
+    "h: string, n: string",
+    "assert.contains(h, n)",
+    product(["abc", ""], ["", "b", "x"]),
+)
 void("assert.equal", "a: int, b: int", "assert.equal(a, b)", product([0, 2, -1], [0, 2]))
-void("assert.equal", "a: string, b: string", "assert.equal(a, b)", product(["a", 'q"', "", "é\n"], ["a", ""]))
+void(
+    "assert.equal",
+    "a: string, b: string",
+    "assert.equal(a, b)",
+    product(["a", 'q"', "", "é\n"], ["a", ""]),
+)
 void("assert.equal", "a: string, b: int", "assert.equal(a, b)", [("a", 2), ("2", 2)])
 void("assert.equal", "a: float[], b: int[]", "assert.equal(a, b)", [([1.5], [2]), ([], [])])
 void("assert.equal", "a: map<string, string>, b: map<string, string>", "assert.equal(a, b)",
@@ -449,7 +489,13 @@ def test_float_binary_random(oracle, x, y):
 def test_int_random(oracle, a, e):
     _check(oracle, "int.pow", "a: int, e: int", a, e)
     _check(oracle, "int.ilog", "a: int, b: int", a, e)
-    for key in ["int.abs", "int.isqrt", "int.leading_zeros", "int.trailing_zeros", "int.count_ones"]:
+    for key in [
+        "int.abs",
+        "int.isqrt",
+        "int.leading_zeros",
+        "int.trailing_zeros",
+        "int.count_ones",
+    ]:
         _check(oracle, key, "a: int", a)
 
 

@@ -30,8 +30,14 @@ def _source() -> str:
     for name, op in {**_ARITH, **_BITS}.items():
         fns.append(f"function I{name}(a: int, b: int) -> string {{ string.from(a {op} b) }}")
     for name, op in _ARITH.items():
-        for pre, (ta, tb) in {"F": ("float", "float"), "IF": ("int", "float"), "FI": ("float", "int")}.items():
-            fns.append(f"function {pre}{name}(a: {ta}, b: {tb}) -> string {{ string.from(a {op} b) }}")
+        for pre, (ta, tb) in {
+            "F": ("float", "float"),
+            "IF": ("int", "float"),
+            "FI": ("float", "int"),
+        }.items():
+            fns.append(
+                f"function {pre}{name}(a: {ta}, b: {tb}) -> string {{ string.from(a {op} b) }}"
+            )
     fns += [
         "function INeg(a: int) -> string { string.from(-a) }",
         "function INot(a: int) -> string { string.from(~a) }",
@@ -47,7 +53,9 @@ def _source() -> str:
             "{ string.from([if (x) { true } else { false }, !x, x && true, x || false]) }"
         )
     for name, t in _EQ_TYPES.items():
-        fns.append(f"function Eq_{name}(a: {t}, b: {t}) -> string {{ string.from([a == b, a != b]) }}")
+        fns.append(
+            f"function Eq_{name}(a: {t}, b: {t}) -> string {{ string.from([a == b, a != b]) }}"
+        )
     fns.append(
         "function EqMixed(i: int, f: float, s: string, b: bool) -> string {"
         " string.from([i == f, f == i, s == i, b == i, i == b]) }"
@@ -82,6 +90,16 @@ function Objects() -> string {
     if (Mood.SAD) { true } else { false }, if (fn1) { true } else { false },
   ])
 }
+function Deep(n: int) -> string {
+  let a: Node? = null;
+  let b: Node? = null;
+  for (let i = 0; i < n; i += 1) {
+    a = Node { v: i, next: a };
+    b = Node { v: i, next: b };
+  }
+  let c = Node { v: -1, next: b };
+  string.from([a == b, a == c, string.from(a).length(), string.from([a]).length()])
+}
 """
 
 SOURCE = _source()
@@ -98,9 +116,7 @@ EDGE_FLOATS = [
 ]  # fmt: skip
 EDGE_STRINGS = ["", "a", "b", "B", "ab", "abc", "é", "z", "😀", "\x00", "a\x00", "ẞ"]
 
-ints = st.one_of(
-    st.integers(INT_MIN, INT_MAX), st.sampled_from(EDGE_INTS), st.integers(-130, 130)
-)
+ints = st.one_of(st.integers(INT_MIN, INT_MAX), st.sampled_from(EDGE_INTS), st.integers(-130, 130))
 floats = st.one_of(st.floats(), st.sampled_from(EDGE_FLOATS))
 texts = st.text(st.characters(blacklist_categories=("Cs",)), max_size=8)
 
@@ -293,6 +309,20 @@ def test_objects(oracle):
         ops.truthy(p), ops.truthy(empty.new()), ops.truthy(sad), ops.truthy(fn1),
     ]  # fmt: skip
     assert oracle.python(lambda: got) == oracle.engine("Objects")
+
+
+def test_deep_values(oracle):
+    """Values nested deeper than Python's recursion limit compare and render."""
+    from ingot.runtime.render import render_value
+
+    node = ClassInfo("user.Node", ("v", "next"))
+    n = 5000
+    a = b = None
+    for i in range(n):
+        a, b = node.new(v=i, next=a), node.new(v=i, next=b)
+    c = node.new(v=-1, next=b)
+    got = [ops.eq(a, b), ops.eq(a, c), len(render_value(a)), len(render_value([a]))]
+    assert oracle.python(lambda: got) == oracle.engine("Deep", n=n)
 
 
 # ------------------------------------------------------------------ truthiness

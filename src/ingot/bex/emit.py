@@ -18,7 +18,7 @@ from ingot.mir import ir
 from ingot.mir.cleanup import successors
 from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.errors import ERRORS, PANICS
-from ingot.runtime.values import ClassInfo, EnumInfo
+from ingot.runtime.values import BUILTIN_ENUMS, ClassInfo, EnumInfo
 from ingot.semantics.resolve import Items
 from ingot.syntax.diagnostics import Span
 
@@ -42,7 +42,7 @@ class Emitter:
             self.classes[name] = ClassInfo(qualify(name), tuple(f.name for f in cls.fields))
         for info in list(PANICS.values()) + list(ERRORS.values()):
             self.classes[info.name] = info
-        self.enums = {name: EnumInfo(qualify(name), tuple(v.name for v in decl.variants))
+        self.enums = {name: BUILTIN_ENUMS.get(name) or EnumInfo(qualify(name), tuple(v.name for v in decl.variants))
                       for name, decl in items.enums.items()}
         self.functions: dict[str, BexFunction] = {}
         for i, (name, fn) in enumerate(mir.functions.items()):
@@ -163,6 +163,7 @@ class FunctionEmitter:
             op, _ = out.code[pc]
             out.code[pc] = (op, out.block_starts[target])
         # Switch tables name blocks; now that blocks have addresses, point them at pcs.
+        out.switch_blocks = [(dict(table), otherwise) for table, otherwise in out.switch_tables]
         for i, (table, otherwise) in enumerate(out.switch_tables):
             out.switch_tables[i] = ({k: out.block_starts[b] for k, b in table.items()},
                                     out.block_starts[otherwise])

@@ -55,7 +55,8 @@ class BexFunction:
     lines: list[int] = field(default_factory=list)
     handlers: list[Handler] = field(default_factory=list)
     cell_params: tuple[int, ...] = ()  # parameter slots that closures capture (wrapped at entry)
-    switch_tables: list[tuple[dict[Any, int], int]] = field(default_factory=list)
+    switch_tables: list[tuple[dict[Any, int], int]] = field(default_factory=list)  # key -> pc
+    switch_blocks: list[tuple[dict[Any, int], int]] = field(default_factory=list)  # key -> MIR block
     type_tests: list[Callable[[Any], bool]] = field(default_factory=list)
     formats: list[tuple[str | None, ...]] = field(default_factory=list)  # None marks an operand
     block_starts: list[int] = field(default_factory=list)  # pc of each MIR block (-1: not emitted)

@@ -237,6 +237,15 @@ class FunctionView:
         """The pc of the first instruction of `block` (its first instruction runs first)."""
         return self._bex.block_starts[block]
 
+    def switch_targets(self, pc: int) -> tuple[Mapping[Any, int], int]:
+        """For a `switch` instruction: (runtime key -> MIR block, otherwise block).
+
+        Keys are `(type(value), value)` pairs, so `1` and `True` stay apart.
+        """
+        op, arg = self._bex.code[pc]
+        table, otherwise = self._bex.switch_blocks[arg]
+        return MappingProxyType(table), otherwise
+
     def pcs_of(self, stmt: StmtId) -> tuple[int, ...]:
         key = (stmt.function, stmt.block, stmt.index)
         return tuple(pc for pc, r in enumerate(self._bex.transfer) if r.mir == key)
@@ -290,6 +299,11 @@ class ProgramView:
     def meta(self) -> Mapping[str, Mapping[str, Any]]:
         """`_meta.ingot`: harvested @ingot annotations keyed by item (`Func`, `Func.param`, ...)."""
         return self._meta
+
+    @property
+    def bytecode(self) -> BexProgram:
+        """The compiled BEX program the view describes (what a VM or tracker executes)."""
+        return self._bex
 
     def clients(self) -> Mapping[str, ClientSpec]:
         """Declared clients by name (`client Fast = openai.ChatClient.new(...)`)."""

@@ -49,8 +49,19 @@ Engine behaviour worth knowing (all verified):
   does not say its element type, so `array.sum` returns the `int` `0` for it;
   the caller that knows the element is `float` uses `array.sum_float`.
 - `int.pow` saturates at the int bounds and is 0 for a negative exponent.
+- `array.sort` only exists for arrays of one orderable type (`int`, `float`,
+  `string`, `bool`, or a class implementing `baml.ops.Compare`, which the VM
+  sorts through `sort_by`): `(int | string)[]` and `int[][]` have no member
+  `sort` (E0007), so mixed arrays never reach `array_sort`. Floats sort by
+  the total order (`NaN` last), stably.
 - `float.exp` is `e.pow(x)`, `ln`/`log2` are ratios of natural logs, as in the
-  engine's standard library; the results follow the platform `libm`.
+  engine's standard library; most results come from the platform `libm`
+  exactly as the engine's do. Three differ from what `math` gives and are
+  matched specially: `hypot` calls C's `hypot` (CPython's `math.hypot` is its
+  own algorithm), `atanh` is Rust's formula `0.5 * ln_1p(2x / (1 - x))`, and
+  `cbrt` is correctly rounded (glibc's `cbrt` is not).
+- Inverse-hyperbolic, trigonometric and logarithm functions return `NaN` or
+  `±inf` where Python's `math` would raise.
 - `MapKeyNotFound.key` is always the text `"(unknown)"`;
   `IndexOutOfBounds.index` is the index as written (`-5`, not `-4`).
 """
@@ -59,9 +70,9 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 import sys
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -69,7 +80,7 @@ from ingot.runtime import _unicode as uni
 from ingot.runtime.errors import panic, throw_error
 from ingot.runtime.ops import add, eq, float_key, lt
 from ingot.runtime.render import float_display, quote_string, render_value
-from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.runtime.values import INT_MAX, INT_MIN, ORDERING, Instance, Variant
 
 __all__ = ["BUILTINS", "MUTATES"]
 
@@ -888,8 +899,25 @@ def float_cbrt(x: float) -> float:
     return math.copysign(c, x)
 
 
-def float_hypot(x: float, y: float) -> float:
-    return math.hypot(x, y)
+def _load_libm_hypot() -> Callable[[float, float], float]:
+    """The platform's C `hypot` (what the engine calls): `math.hypot` is CPython's own
+    algorithm and differs from it in the last bit for about one input in 3000."""
+    try:
+        import ctypes
+        import ctypes.util
+
+        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        fn = libm.hypot
+        fn.restype = ctypes.c_double
+        fn.argtypes = [ctypes.c_double, ctypes.c_double]
+        if fn(3.0, 4.0) != 5.0:  # pragma: no cover - a broken binding
+            return math.hypot
+        return fn  # type: ignore[no-any-return]
+    except (OSError, AttributeError):  # pragma: no cover - no C libm to load
+        return math.hypot
+
+
+float_hypot = _load_libm_hypot()
 
 
 def _libm(fn: Callable[[float], float], x: float) -> float:
@@ -944,6 +972,14 @@ def float_tanh(x: float) -> float:
     return math.tanh(x)
 
 
+def _ln_1p(x: float) -> float:
+    if x > -1.0:
+        return math.log1p(x)
+    if x == -1.0:
+        return -_INF
+    return _NAN  # below -1 or NaN
+
+
 def float_asinh(x: float) -> float:
     return math.asinh(x)
 
@@ -953,9 +989,9 @@ def float_acosh(x: float) -> float:
 
 
 def float_atanh(x: float) -> float:
-    if x == 1.0 or x == -1.0:
-        return math.copysign(_INF, x)
-    return _libm(math.atanh, x)
+    """Rust's formula `0.5 * ln_1p(2x / (1 - x))`, not the C library's `atanh`
+    (which differs in the last bit for about one input in five)."""
+    return 0.5 * _ln_1p(_fdiv(2.0 * x, 1.0 - x))
 
 
 def float_to_radians(x: float) -> float:
@@ -1034,6 +1070,15 @@ def cmp_max(a: Any, b: Any) -> Any:
 def cmp_clamp(a: Any, lo: Any, hi: Any) -> Any:
     """`a.clamp(lo, hi)` = `a.min(hi).max(lo)`, so `lo > hi` gives `lo`."""
     return cmp_max(cmp_min(a, hi), lo)
+
+
+def cmp(a: Any, b: Any) -> Variant:
+    """`a.cmp(b)` -> baml.ops.Ordering (floats in the total order: NaN above everything)."""
+    if lt(a, b):
+        return ORDERING.variants[0]
+    if eq(a, b):
+        return ORDERING.variants[1]
+    return ORDERING.variants[2]
 
 
 def bool_to_string(b: bool) -> str:
@@ -1299,6 +1344,11 @@ _TABLE: dict[str, Callable[..., Any]] = {
     "float.epsilon": float_epsilon,
     "float.max_finite": float_max_finite,
     "float.min_finite": float_min_finite,
+    # ordering
+    "int.cmp": cmp,
+    "float.cmp": cmp,
+    "string.cmp": cmp,
+    "bool.cmp": cmp,
     # bool
     "bool.to_string": bool_to_string,
     "bool.min": cmp_min,

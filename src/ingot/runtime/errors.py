@@ -32,14 +32,15 @@ PANICS: dict[str, ClassInfo] = _classes(
         "StackOverflow": ("message",),
         "AssertionFailed": ("message",),
         "UserPanic": ("message",),
-        "InvalidFieldAccess": ("message",),
+        "InvalidFieldAccess": ("field_index", "field_count"),
         "Unreachable": ("message",),
         "Cancelled": ("message",),
         "Exit": ("code",),
         "AllocFailure": ("message",),
         "InstructionLimit": ("message",),
-        "HostUnavailable": ("message",),
-        "HostContractViolation": ("message",),
+        "HostUnavailable": ("resource", "message"),
+        "HostContractViolation": ("message", "class_name", "language"),
+        "SdkPanic": ("message",),
     },
 )
 

@@ -253,41 +253,64 @@ def ne(a: Any, b: Any) -> bool:
     return not eq(a, b)
 
 
+_LEAVE = object()
+
+
 def _deep_eq(a: Any, b: Any, active: set[tuple[int, int]]) -> bool:
-    t = type(a)
-    if t is not type(b):
-        return False
-    if t is int or t is str or t is bool:
-        return a == b
-    if t is float:
-        return a == b or (a != a and b != b)
-    if a is b:
-        return True
-    if t is not list and t is not dict and t is not Instance:
-        return False
-    pair = (id(a), id(b))
-    if pair in active:
-        return True  # already being compared higher up the walk
-    active.add(pair)
-    try:
-        if t is list:
-            if len(a) != len(b):
-                return False
-            return all(_deep_eq(x, y, active) for x, y in zip(a, b))
-        if t is dict:
-            if len(a) != len(b):
-                return False
-            missing = object()
-            for k, x in a.items():
-                y = b.get(k, missing)
-                if y is missing or not _deep_eq(x, y, active):
-                    return False
-            return True
-        if a.cls is not b.cls and a.cls.name != b.cls.name:
+    """Structural equality of two containers, iteratively (values may nest thousands
+    deep). `active` holds the pairs being compared on the current path: meeting
+    one again (a cycle) counts as equal, as in the engine."""
+    stack: list[tuple[Any, Any]] = [(a, b)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x, y = pop()
+        if x is _LEAVE:
+            active.discard(y)
+            continue
+        t = type(x)
+        if t is not type(y):
             return False
-        return all(_deep_eq(x, y, active) for x, y in zip(a.fields, b.fields))
-    finally:
-        active.discard(pair)
+        if t is int or t is str or t is bool:
+            if x != y:
+                return False
+            continue
+        if t is float:
+            if x != y and (x == x or y == y):
+                return False
+            continue
+        if x is y:
+            continue
+        if t is not list and t is not dict and t is not Instance:
+            return False  # enum values and functions: identity only
+        pair = (id(x), id(y))
+        if pair in active:
+            continue  # already being compared higher up the walk
+        if t is list:
+            if len(x) != len(y):
+                return False
+            active.add(pair)
+            push((_LEAVE, pair))
+            for i in range(len(x) - 1, -1, -1):
+                push((x[i], y[i]))
+        elif t is dict:
+            if len(x) != len(y):
+                return False
+            active.add(pair)
+            push((_LEAVE, pair))
+            missing = _LEAVE
+            for k, xv in x.items():
+                yv = y.get(k, missing)
+                if yv is missing:
+                    return False
+                push((xv, yv))
+        else:
+            if x.cls is not y.cls and x.cls.name != y.cls.name:
+                return False
+            active.add(pair)
+            push((_LEAVE, pair))
+            for i in range(len(x.fields) - 1, -1, -1):
+                push((x.fields[i], y.fields[i]))
+    return True
 
 
 def lt(a: Any, b: Any) -> bool:

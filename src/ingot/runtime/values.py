@@ -101,6 +101,11 @@ class Variant:
         return f"{self.enum.short_name}.{self.name}"
 
 
+# Enums the language itself defines; every program shares these variant objects.
+ORDERING = EnumInfo("baml.ops.Ordering", ("Less", "Equal", "Greater"))
+BUILTIN_ENUMS: dict[str, EnumInfo] = {ORDERING.name: ORDERING}
+
+
 def type_name(value: Any) -> str:
     """The BAML name of a value's runtime type, as messages print it."""
     if value is None:

@@ -20,6 +20,7 @@ from ingot.semantics.types import (
     NEVER,
     NULL,
     STRING,
+    EnumT,
     FuncT,
     ListT,
     Ty,
@@ -28,6 +29,7 @@ from ingot.semantics.types import (
 )
 
 T, U, K, V = TypeVar("T"), TypeVar("U"), TypeVar("K"), TypeVar("V")
+ORDERING = EnumT("baml.ops.Ordering")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +80,18 @@ STRING_METHODS = {
     "is_uppercase": sig(ret=BOOL),
     "is_lowercase": sig(ret=BOOL),
     "is_whitespace": sig(ret=BOOL),
+    **{name: sig(ret=BOOL) for name in (
+        "is_control", "is_graphic", "is_ascii", "is_ascii_alphabetic", "is_ascii_alphanumeric",
+        "is_ascii_control", "is_ascii_graphic", "is_ascii_hex", "is_ascii_lowercase", "is_ascii_numeric",
+        "is_ascii_uppercase", "is_ascii_whitespace")},
+    "min": sig(STRING, ret=STRING),
+    "max": sig(STRING, ret=STRING),
+    "clamp": sig(STRING, STRING, ret=STRING),
+    "cmp": sig(STRING, ret=ORDERING),
 }
 
 ARRAY_METHODS = {
     "length": sig(ret=INT),
-    "is_empty": sig(ret=BOOL),
     "at": sig(INT, ret=optional(T)),
     "push": sig(T, ret=INT),
     "pop": sig(ret=optional(T)),
@@ -94,8 +103,10 @@ ARRAY_METHODS = {
     "index_of": sig(T, ret=optional(INT)),
     "last_index_of": sig(T, ret=optional(INT)),
     "join": sig(STRING, ret=STRING),
-    "sum": sig(ret=T),
+    "sum": sig(ret=T),  # `array.sum_float` on float[]: an empty float sum is -0.0
     "mean": sig(ret=FLOAT),
+    "median": sig(ret=FLOAT),
+    "to_string": sig(ret=STRING),
     "remove_at": sig(INT, ret=T),
     "unshift": sig(T, ret=INT),
     "insert": sig(T, INT, ret=INT),
@@ -115,13 +126,13 @@ ARRAY_METHODS = {
     "for_each": sig(FuncT((T,), ANY), ret=NULL),
     "flat_map": sig(FuncT((T,), ListT(U)), ret=ListT(U)),
     "filter_map": sig(FuncT((T,), optional(U)), ret=ListT(U)),
-    "sort_by": sig(FuncT((T, T), INT), ret=ListT(T)),
+    "sort_by": sig(FuncT((T, T), ORDERING), ret=ListT(T)),
     "sort_by_key": sig(FuncT((T,), U), ret=ListT(T)),
 }
 
 MAP_METHODS = {
     "length": sig(ret=INT),
-    "is_empty": sig(ret=BOOL),
+    "to_string": sig(ret=STRING),
     "keys": sig(ret=ListT(K)),
     "values": sig(ret=ListT(V)),
     "has": sig(K, ret=BOOL),
@@ -141,12 +152,25 @@ INT_METHODS = {
     "leading_zeros": sig(ret=INT),
     "trailing_zeros": sig(ret=INT),
     "count_ones": sig(ret=INT),
+    "count_zeros": sig(ret=INT),
+    "leading_ones": sig(ret=INT),
+    "trailing_ones": sig(ret=INT),
+    "min": sig(INT, ret=INT),
+    "max": sig(INT, ret=INT),
+    "clamp": sig(INT, INT, ret=INT),
+    "cmp": sig(INT, ret=ORDERING),
 }
 
 FLOAT_METHODS = {
     **{name: sig(ret=FLOAT) for name in (
-        "floor", "ceil", "round", "trunc", "fract", "sqrt", "exp", "ln", "abs",
-        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "log2", "log10")},
+        "floor", "ceil", "round", "trunc", "fract", "sqrt", "exp", "ln", "abs", "signum", "cbrt",
+        "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+        "log2", "log10", "to_degrees", "to_radians")},
+    "min": sig(FLOAT, ret=FLOAT),
+    "max": sig(FLOAT, ret=FLOAT),
+    "clamp": sig(FLOAT, FLOAT, ret=FLOAT),
+    "cmp": sig(FLOAT, ret=ORDERING),
+    "hypot": sig(FLOAT, ret=FLOAT),
     "is_nan": sig(ret=BOOL),
     "is_infinite": sig(ret=BOOL),
     "is_finite": sig(ret=BOOL),
@@ -160,7 +184,13 @@ FLOAT_METHODS = {
     "atan2": sig(FLOAT, ret=FLOAT),
 }
 
-BOOL_METHODS = {"to_string": sig(ret=STRING)}
+BOOL_METHODS = {
+    "to_string": sig(ret=STRING),
+    "min": sig(BOOL, ret=BOOL),
+    "max": sig(BOOL, ret=BOOL),
+    "clamp": sig(BOOL, BOOL, ret=BOOL),
+    "cmp": sig(BOOL, ret=ORDERING),
+}
 
 METHODS: MappingProxyType[str, dict[str, Signature]] = MappingProxyType({
     "string": STRING_METHODS,
@@ -182,21 +212,24 @@ FUNCTIONS: MappingProxyType[str, Signature] = MappingProxyType({
     "float.nan": sig(ret=FLOAT),
     "float.inf": sig(ret=FLOAT),
     "float.epsilon": sig(ret=FLOAT),
+    "float.golden_ratio": sig(ret=FLOAT),
+    "float.max_finite": sig(ret=FLOAT),
+    "float.min_finite": sig(ret=FLOAT),
     "string.from": sig(ANY, ret=STRING),
     "string.from_code_points": sig(ListT(INT), ret=STRING),
     "baml.deep_copy": sig(T, ret=T),
     "baml.sys.panic": sig(STRING, ret=NEVER),
+    "baml.sys.exit": sig(INT, ret=NEVER),
     "assert.is_true": sig(BOOL, ret=NULL),
-    "assert.is_false": sig(BOOL, ret=NULL),
     "assert.equal": sig(ANY, ANY, ret=NULL),
-    "assert.not_equal": sig(ANY, ANY, ret=NULL),
     "assert.not_null": sig(ANY, ret=NULL),
     "assert.approx_equal": sig(FLOAT, FLOAT, FLOAT, ret=NULL),
     "assert.contains": sig(ANY, ANY, ret=NULL),
 })
 
 # Namespaces that exist only as prefixes of FUNCTIONS keys or of built-in types.
-NAMESPACES = frozenset({"baml", "baml.sys", "assert", "baml.panics", "baml.errors", "ai", "ai.errors"})
+NAMESPACES = frozenset({"baml", "baml.sys", "baml.ops", "assert", "baml.panics", "baml.errors", "ai",
+                        "ai.errors"})
 
 # Receiver kinds whose names are also types with static functions (`int.parse`).
 STATIC_RECEIVERS = frozenset({"int", "float", "string", "bool"})

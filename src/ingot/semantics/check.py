@@ -559,7 +559,7 @@ class Checker:
     def is_type_path(self, path: str) -> bool:
         items = self.items
         return (path in items.classes or path in items.enums or path in PRIMS or path in B.NAMESPACES
-                or path in items.aliases)
+                or path in items.aliases or path in items.alias_types)
 
     def path_of(self, e: A.Expr) -> str | None:
         """The dotted path of `e` when it names a type or namespace rather than a value."""
@@ -576,7 +576,7 @@ class Checker:
             if base is None:
                 return None
             full = f"{base}.{e.name}"
-            if full in B.NAMESPACES or full in self.items.classes:
+            if full in B.NAMESPACES or full in self.items.classes or full in self.items.enums:
                 self.tp.members[e] = TypeRef(full)
                 self.tp.types[e] = ANY
                 return full
@@ -990,7 +990,7 @@ class Checker:
             self.tp.patterns[p] = TypeTest(ClassT(full))
         elif full in items.enums:
             self.tp.patterns[p] = TypeTest(EnumT(full))
-        elif full in items.aliases:
+        elif full in items.aliases or full in items.alias_types:
             self.tp.patterns[p] = TypeTest(AliasT(full))
         else:
             self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {full}", p.span)
@@ -1098,7 +1098,11 @@ class Checker:
             if isinstance(res, BuiltinMethodRef):
                 kind, name = res.key.split(".", 1)
                 sig = B.METHODS[kind][name]
-                return self.call_builtin(e, res.key, sig, callee.obj, expand(obj_ty, self.items))
+                receiver = expand(obj_ty, self.items)
+                key = res.key
+                if key == "array.sum" and isinstance(receiver, ListT) and widen(receiver.elem) == FLOAT:
+                    key = "array.sum_float"  # an empty float sum is -0.0, an empty int sum 0
+                return self.call_builtin(e, key, sig, callee.obj, receiver)
         fty = self.expr(callee, None)
         return self.call_value(e, fty)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ingot.runtime.errors import ERRORS, PANICS
+from ingot.runtime.values import BUILTIN_ENUMS
 from ingot.semantics.types import (
     ANY,
     PRIMS,
@@ -24,7 +25,7 @@ from ingot.semantics.types import (
     union,
 )
 from ingot.syntax import ast as A
-from ingot.syntax.diagnostics import Code, Diagnostic, Span
+from ingot.syntax.diagnostics import Code, Diagnostic, SourceFile, Span
 
 FIELD_ATTRIBUTES = ("description", "alias", "skip", "stream.done", "stream.must_exist")
 CLASS_ATTRIBUTES = ("description", "alias", "stream.done")
@@ -104,6 +105,17 @@ def builtin_classes() -> dict[str, ClassItem]:
     return out
 
 
+def builtin_enums() -> dict[str, A.EnumDecl]:
+    """Enums the language defines (`baml.ops.Ordering`), as declarations the checker reads."""
+    source = SourceFile("<builtin>", "")
+    span = Span(source, 0, 0)
+    out = {}
+    for name, info in BUILTIN_ENUMS.items():
+        variants = [A.EnumVariant(v, [], span) for v in info.variant_names]
+        out[name] = A.EnumDecl(name, variants, [], span, span)
+    return out
+
+
 class Resolver:
     """Collects items and resolves type expressions; reports duplicates and bad attributes."""
 
@@ -122,6 +134,9 @@ class Resolver:
     def collect(self) -> Items:
         items = self.items
         items.classes.update(builtin_classes())
+        items.enums.update(builtin_enums())
+        # `baml.panics.Panic`: the union of every panic class.
+        items.alias_types["baml.panics.Panic"] = union(ClassT(info.name) for info in PANICS.values())
         for item in self.module.items:
             self._declare(item)
         for alias in items.aliases.values():
@@ -240,7 +255,7 @@ class Resolver:
             return ClassT(name)
         if name in items.enums:
             return EnumT(name)
-        if name in items.aliases:
+        if name in items.aliases or name in items.alias_types:
             return AliasT(name)
         if self.allow_any and name in ("any", "unknown"):
             return ANY

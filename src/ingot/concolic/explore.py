@@ -1,0 +1,365 @@
+"""Generational search (SAGE) over the paths of one BAML function.
+
+Each tracked run yields a path condition; every entry after the run's bound
+gives children, one per alternative (the other side of a branch, the other
+arms of a switch, "this operation panics" for a check, "another value" for a
+concretization), by solving the entries before it plus the alternative.
+Children are prioritised by what they could add (an uncovered edge, a panic)
+and run concretely with tracking; a child whose path departs from its
+prediction is a divergence and is dropped. Queries are sliced to the entries
+that share variables with the goal (constraint independence); variables
+outside the slice keep the parent's values.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingot.bex.program import BexFunction
+from ingot.concolic.inputs import InputBuilder, InputSpace
+from ingot.convert import to_python
+from ingot.mir.api import Edge, ProgramView, StmtId
+from ingot.runtime.errors import BamlError, BamlRaise
+from ingot.symbolic.expr import Expr, Interner
+from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow
+from ingot.symbolic.solver import Solver
+from ingot.symbolic.tracker import RunTrace, TrackedVM
+
+EdgeKey = tuple[str, int, int]  # (function, block, target block)
+
+
+@dataclass
+class Options:
+    max_runs: int = 500
+    timeout_s: float = 60.0
+    max_len: int = 6
+    max_string_length: int = 32
+    solver_timeout_ms: int = 2000
+    seed: int = 0
+    max_steps: int = 200_000  # per run: loops stop with InstructionLimit instead of hanging
+    max_depth: int = 2_000
+
+
+@dataclass
+class Job:
+    assignment: dict[str, Any]
+    bound: int
+    predicted: tuple[tuple[str, int], ...] | None  # (site, condition id) of each entry up to the flip
+    reason: str
+
+
+@dataclass
+class Outcome:
+    value: Any = None
+    error: BamlError | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        if self.error is None:
+            return {"value": self.value}
+        e = self.error
+        return {"error": {"kind": e.kind, "message": e.message}}
+
+
+@dataclass
+class RunResult:
+    trace: RunTrace
+    outcome: Outcome
+    args: dict[str, Any]  # plain values, captured before the run could mutate them
+    mocks: dict[str, list[Any]]
+    assignment: dict[str, Any]  # every variable the run read
+
+
+@dataclass
+class Finding:
+    kind: str
+    message: str
+    args: dict[str, Any]
+    mocks: dict[str, list[Any]]
+    trace: list[str]
+    site: str
+    run: int
+
+
+@dataclass
+class TestCase:
+    args: dict[str, Any]
+    mocks: dict[str, list[Any]]
+    outcome: dict[str, Any]
+    new_edges: list[str]
+    run: int
+
+
+@dataclass
+class Exploration:
+    """Everything one exploration found; `report.py` turns it into text and JSON."""
+
+    function: str
+    options: Options
+    edges: list[Edge] = field(default_factory=list)
+    covered: set[EdgeKey] = field(default_factory=set)
+    infeasible: set[EdgeKey] = field(default_factory=set)
+    tests: list[TestCase] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    divergences: list[dict[str, Any]] = field(default_factory=list)
+    runs: int = 0
+    paths: int = 0
+    concretizations: int = 0
+    solver_stats: dict[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+    full_coverage_s: float | None = None
+    full_coverage_run: int | None = None
+    first_finding_s: float | None = None
+    stopped_by: str = "exhausted"
+
+
+class LlmInputs:
+    """The environment during a run: LLM results come from the assignment as symbolic inputs."""
+
+    def __init__(self, builder: InputBuilder, view: ProgramView) -> None:
+        self.builder = builder
+        self.view = view
+        self.mocks: dict[str, list[Any]] = {}
+
+    def llm_result(self, fn: BexFunction, site: str, occurrence: int) -> tuple[Any, Shadow]:
+        ret = self.view.function(fn.name).ret
+        value, shadow = self.builder.build(ret, f"{fn.name}@{site}#{occurrence}")
+        self.mocks.setdefault(fn.name, []).append(to_python(value))
+        return value, shadow
+
+
+class Explorer:
+    def __init__(self, view: ProgramView, function: str, options: Options | None = None,
+                 progress: Callable[[Exploration], None] | None = None) -> None:
+        self.view = view
+        self.function = function
+        self.options = options or Options()
+        self.progress = progress
+        self.x = Interner()
+        self.space = InputSpace()
+        self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length)
+        self.fn = view.bytecode.by_name[function]
+        self.result = Exploration(function, self.options)
+        self.result.edges = list(reachable_edges(view, function))
+        self._edge_keys = {edge_key(e) for e in self.result.edges}
+        self._tried_checks: set[tuple[str, int]] = set()
+        self._concretize_flips: dict[str, int] = {}
+        self._seen_paths: set[tuple[tuple[str, int], ...]] = set()
+        self._unsat_edges: dict[EdgeKey, int] = {}
+        self._edge_attempts: set[EdgeKey] = set()
+        self._finding_keys: set[tuple[str, str]] = set()
+        self._queue: list[tuple[int, int, Job]] = []
+        self._counter = itertools.count()
+
+    # -- running one input ------------------------------------------------------------------
+    def run(self, assignment: dict[str, Any]) -> RunResult:
+        vm = TrackedVM(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
+                       max_steps=self.options.max_steps)
+        builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len)
+        env = LlmInputs(builder, self.view)
+        vm.env = env
+        fview = self.view.function(self.function)
+        values, shadows = [], []
+        for pname, ty in fview.params:
+            value, shadow = builder.build(ty, pname)
+            values.append(value)
+            shadows.append(shadow)
+        args = {pname: to_python(v) for (pname, _), v in zip(fview.params, values)}
+        outcome = Outcome()
+        try:
+            outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
+        except BamlRaise as e:
+            outcome.error = BamlError(e.value, e.trace)
+        return RunResult(vm.trace, outcome, args, env.mocks, dict(builder.used))
+
+    # -- the search ---------------------------------------------------------------------------
+    def explore(self) -> Exploration:
+        res = self.result
+        start = time.perf_counter()
+        self.push(Job({}, 0, None, "seed"), 100)
+        while self._queue:
+            if res.runs >= self.options.max_runs:
+                res.stopped_by = "max-runs"
+                break
+            if time.perf_counter() - start > self.options.timeout_s:
+                res.stopped_by = "timeout"
+                break
+            if self._edge_keys and self._edge_keys <= res.covered | res.infeasible and not self.pending_checks():
+                res.stopped_by = "full-coverage"
+                break
+            _, _, job = heapq.heappop(self._queue)
+            run = self.run(job.assignment)
+            res.runs += 1
+            if job.predicted is not None and not self.follows(run.trace.path, job):
+                res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
+                continue
+            self.record(run, time.perf_counter() - start)
+            key = tuple((e.site, e.observed.id) for e in run.trace.path)
+            if key in self._seen_paths:
+                continue
+            self._seen_paths.add(key)
+            res.paths += 1
+            res.concretizations += run.trace.concretized
+            self.expand(job, run)
+            if self.progress is not None:
+                res.elapsed_s = time.perf_counter() - start
+                self.progress(res)
+        else:
+            res.stopped_by = "exhausted"
+        self.finish()
+        res.elapsed_s = time.perf_counter() - start
+        res.solver_stats = self.solver.stats.as_dict()
+        return res
+
+    def pending_checks(self) -> bool:
+        """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
+        return any(job.reason.startswith("check") for _, _, job in self._queue)
+
+    def push(self, job: Job, priority: int) -> None:
+        heapq.heappush(self._queue, (-priority, next(self._counter), job))
+
+    def follows(self, path: list[PathEntry], job: Job) -> bool:
+        """Did the child take the path it was solved for (prefix, then the flipped entry)?"""
+        predicted = job.predicted or ()
+        if len(path) < len(predicted):
+            return False
+        return all(path[i].site == site and path[i].observed.id == cond for i, (site, cond) in enumerate(predicted))
+
+    def record(self, run: RunResult, now: float) -> None:
+        res = self.result
+        new_edges = [e for e in dict.fromkeys(run.trace.edges) if e not in res.covered and e in self._edge_keys]
+        res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
+        new_finding = False
+        if run.outcome.error is not None:
+            err = run.outcome.error
+            site = str(err.trace[-1]) if err.trace else ""
+            fkey = (err.kind, site)
+            if fkey not in self._finding_keys and err.kind != "InstructionLimit":
+                self._finding_keys.add(fkey)
+                new_finding = True
+                res.findings.append(Finding(err.kind, err.message, run.args, run.mocks,
+                                            [str(f) for f in err.trace], site, res.runs))
+                if res.first_finding_s is None:
+                    res.first_finding_s = now
+        if new_edges or new_finding or not res.tests:
+            res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),
+                                      [edge_label(self.view, e) for e in new_edges], res.runs))
+        if res.full_coverage_s is None and self._edge_keys and self._edge_keys <= res.covered:
+            res.full_coverage_s = now
+            res.full_coverage_run = res.runs
+
+    def expand(self, job: Job, run: RunResult) -> None:
+        path = run.trace.path
+        res = self.result
+        for j in range(job.bound, len(path)):
+            entry = path[j]
+            for alt in entry.alternatives:
+                priority = self.priority(entry, alt.target, alt.label)
+                if priority is None:
+                    continue
+                goal = alt.cond
+                query = self.slice([p.observed for p in path[:j]], goal)
+                result = self.solver.solve(query, self.domains(query))
+                if alt.target is not None:
+                    self._edge_attempts.add(alt.target)
+                if result.status == "unsat":
+                    if alt.target is not None:
+                        self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
+                    continue
+                if result.status != "sat" or result.model is None:
+                    continue
+                child = {**run.assignment, **result.model}
+                predicted = tuple((p.site, p.observed.id) for p in path[:j]) + ((entry.site, goal.id),)
+                self.push(Job(child, j + 1, predicted, f"{entry.kind.value}:{alt.label}"), priority)
+        del res
+
+    def priority(self, entry: PathEntry, target: EdgeKey | None, label: str) -> int | None:
+        """How much a child aimed here could add; None: not worth a query."""
+        res = self.result
+        if entry.kind is EntryKind.BRANCH:
+            if target is None or target in res.covered:
+                return None
+            return 50 if target in self._edge_keys else 5
+        if entry.kind is EntryKind.CHECK:
+            key = (entry.site, entry.ctx)
+            if key in self._tried_checks:
+                return None
+            self._tried_checks.add(key)
+            return 40
+        count = self._concretize_flips.get(entry.site, 0)
+        if count >= 4:
+            return None
+        self._concretize_flips[entry.site] = count + 1
+        return 2
+
+    def slice(self, prefix: list[Expr], goal: Expr) -> list[Expr]:
+        """The prefix entries sharing variables with the goal, transitively (KLEE's independence)."""
+        wanted = set(goal.vars)
+        chosen: list[Expr] = []
+        rest = [p for p in prefix if p.vars]
+        changed = True
+        while changed:
+            changed = False
+            keep = []
+            for p in rest:
+                if p.vars & wanted:
+                    chosen.append(p)
+                    wanted |= p.vars
+                    changed = True
+                else:
+                    keep.append(p)
+            rest = keep
+        ordered = [p for p in prefix if p in chosen]
+        return ordered + [goal]
+
+    def domains(self, query: list[Expr]) -> list[Expr]:
+        names = sorted(set().union(*(q.vars for q in query)))
+        out: list[Expr] = []
+        for n in names:
+            out.extend(self.space.domains.get(n, ()))
+        return out
+
+    def finish(self) -> None:
+        """An uncovered edge whose every attempt was unsat (and none unknown) is reported infeasible."""
+        res = self.result
+        for e in self._edge_keys - res.covered:
+            if self._unsat_edges.get(e, 0) > 0:
+                res.infeasible.add(e)
+
+
+def edge_key(e: Edge) -> EdgeKey:
+    return (e.site.function, e.site.block, e.target)
+
+
+def edge_label(view: ProgramView, key: EdgeKey) -> str:
+    fn, block, target = key
+    for e in view.function(fn).branch_edges():
+        if e.site.block == block and e.target == target:
+            return str(e)
+    return str(Edge(StmtId(fn, block, -1), target, "?"))
+
+
+def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
+    """Branch edges of `function` and of the user functions (and lambdas) it can call."""
+    names = [f.name for f in view.functions(include_synthetic=True)]
+    todo, seen = [function], set()
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in names:
+            continue
+        seen.add(name)
+        fn = view.function(name)
+        for block in fn.blocks:
+            if block.terminator.callee:
+                todo.append(block.terminator.callee)
+        todo.extend(n for n in names if n.startswith(name + ".$lambda"))
+    out: list[Edge] = []
+    for name in names:
+        fn = view.function(name)
+        if name in seen and (not fn.synthetic or ".$lambda" in name):
+            out.extend(fn.branch_edges())
+    return out

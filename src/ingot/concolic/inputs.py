@@ -1,0 +1,159 @@
+"""Inputs of an exploration: one table from BAML type to input factory.
+
+An assignment maps input variable names to values; `InputBuilder.build`
+turns a parameter type plus an assignment into a concrete BAML value and its
+shadow, registering every variable it uses (with its sort and domain). Names
+follow access paths, so they stay stable across runs: `t.severity`,
+`xs.$len`, `xs[2]`, `opt.$some`, `u.$tag`, `Classify@Triage:12#0.label`.
+Variables the assignment does not mention take defaults (0, "", false, the
+first variant, absent, empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingot.mir.api import (
+    AliasT,
+    ClassT,
+    EnumT,
+    FuncT,
+    ListT,
+    Lit,
+    MapT,
+    Prim,
+    ProgramView,
+    Special,
+    Ty,
+    UnionT,
+    VariantT,
+)
+from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.shadow import Opt, Shadow, Tagged
+
+DEFAULTS = {Sort.INT: 0, Sort.FLOAT: 0.0, Sort.BOOL: False, Sort.STRING: ""}
+MAX_DEPTH = 6
+
+
+class UnsupportedInput(Exception):
+    """A parameter type exploration cannot generate values for."""
+
+
+@dataclass
+class InputSpace:
+    """Every variable seen so far: its sort and the constraints on its domain."""
+
+    sorts: dict[str, Sort] = field(default_factory=dict)
+    domains: dict[str, list[Expr]] = field(default_factory=dict)
+
+
+class InputBuilder:
+    """Builds values (and shadows) for one run from an assignment."""
+
+    def __init__(self, view: ProgramView, interner: Interner, space: InputSpace, assignment: dict[str, Any],
+                 heap_set: Any, max_len: int) -> None:
+        self.view = view
+        self.x = interner
+        self.space = space
+        self.assignment = assignment
+        self.hset = heap_set  # (obj, key, shadow) -> None: the tracker's shadow heap
+        self.max_len = max_len
+        self.used: dict[str, Any] = {}  # the variables this run read, with their values
+        self.program = view.bytecode
+        self._classes = {c.name: c for c in view.classes()}
+
+    def var(self, name: str, sort: Sort, domain: list[Expr] | None = None) -> tuple[Any, Expr]:
+        v = self.x.var(name, sort)
+        if name not in self.space.sorts:
+            self.space.sorts[name] = sort
+            self.space.domains[name] = domain or []
+        value = self.assignment.get(name, DEFAULTS[sort])
+        if sort is Sort.INT:
+            value = max(INT_MIN, min(INT_MAX, int(value)))
+        self.used[name] = value
+        return value, v
+
+    def bounded(self, name: str, low: int, high: int) -> tuple[int, Expr]:
+        """An int variable in [low, high] (enum tags, array lengths, union tags)."""
+        x = self.x
+        v = x.var(name, Sort.INT)
+        value, _ = self.var(name, Sort.INT, [x.le(x.const(low), v), x.le(v, x.const(high))])
+        value = max(low, min(high, value))
+        self.used[name] = value
+        return value, v
+
+    def build(self, ty: Ty, name: str, depth: int = 0) -> tuple[Any, Shadow]:  # noqa: C901 - the type table
+        if isinstance(ty, AliasT):
+            return self.build(self.view.alias_target(ty.name), name, depth + 1)
+        if isinstance(ty, Prim):
+            if ty.name == "null":
+                return None, None
+            sort = {"int": Sort.INT, "float": Sort.FLOAT, "bool": Sort.BOOL, "string": Sort.STRING}[ty.name]
+            return self.var(name, sort)
+        if isinstance(ty, Lit):
+            return ty.value, None
+        if isinstance(ty, EnumT):
+            info = self.program.enums[ty.name]
+            tag, v = self.bounded(name, 0, len(info.variants) - 1)
+            return info.variants[tag], v
+        if isinstance(ty, VariantT):
+            return self.program.enums[ty.enum].variant(ty.variant), None
+        if isinstance(ty, ClassT):
+            return self.instance(ty.name, name, depth)
+        if isinstance(ty, ListT):
+            return self.array(ty.elem, name, depth)
+        if isinstance(ty, MapT):
+            return {}, None  # maps are inputs with fixed (empty) contents; see DESIGN.md
+        if isinstance(ty, UnionT):
+            return self.union(ty, name, depth)
+        if isinstance(ty, FuncT):
+            raise UnsupportedInput(f"`{name}` has a function type; exploration needs data inputs")
+        if isinstance(ty, Special):
+            return None, None
+        raise UnsupportedInput(f"no input factory for type {ty}")
+
+    def instance(self, cls_name: str, name: str, depth: int) -> tuple[Any, Shadow]:
+        info = self.program.classes[cls_name]
+        view = self._classes.get(cls_name)
+        if view is None:
+            raise UnsupportedInput(f"`{name}`: class {cls_name} has no declaration")
+        values, shadows = [], []
+        for f in view.fields:
+            value, shadow = self.build(f.ty, f"{name}.{f.name}", depth + 1)
+            values.append(value)
+            shadows.append(shadow)
+        inst = Instance(info, values)
+        for i, s in enumerate(shadows):
+            self.hset(inst, i, s)
+        return inst, None
+
+    def array(self, elem: Ty, name: str, depth: int) -> tuple[Any, Shadow]:
+        limit = self.max_len if depth < MAX_DEPTH else 0
+        n, n_var = self.bounded(f"{name}.$len", 0, limit)
+        items, shadows = [], []
+        for i in range(n):
+            value, shadow = self.build(elem, f"{name}[{i}]", depth + 1)
+            items.append(value)
+            shadows.append(shadow)
+        for i, s in enumerate(shadows):
+            self.hset(items, i, s)
+        self.hset(items, "$len", n_var)
+        return items, None
+
+    def union(self, ty: UnionT, name: str, depth: int) -> tuple[Any, Shadow]:
+        members = list(ty.members)
+        non_null = [m for m in members if not (isinstance(m, Prim) and m.name == "null")]
+        if len(non_null) == 1 and len(members) == 2:
+            present, p_var = self.var(f"{name}.$some", Sort.BOOL)
+            if depth >= MAX_DEPTH:
+                present = False
+                self.used[f"{name}.$some"] = False
+            if not present:
+                return None, Opt(p_var, None)
+            value, shadow = self.build(non_null[0], name, depth + 1)
+            return value, Opt(p_var, shadow)
+        tag, t_var = self.bounded(f"{name}.$tag", 0, len(members) - 1)
+        value, shadow = self.build(members[tag], f"{name}.${tag}", depth + 1)
+        return value, Tagged(t_var, tag, shadow)

@@ -1,0 +1,82 @@
+"""An exploration as a JSON report (schema in README) and as a rich summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ingot.concolic.explore import Exploration, edge_label
+from ingot.mir.api import ProgramView
+
+SCHEMA_VERSION = 1
+
+
+def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[str, Any]:
+    """The report. Without `timings` it is a pure function of program, options and seed."""
+    keys = sorted((e.site.function, e.site.block, e.target) for e in ex.edges)
+    labels = {k: edge_label(view, k) for k in keys}
+    uncovered = [labels[k] for k in keys if k not in ex.covered and k not in ex.infeasible]
+    report: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "function": ex.function,
+        "seed": ex.options.seed,
+        "runs": ex.runs,
+        "paths": ex.paths,
+        "stopped_by": ex.stopped_by,
+        "complete": ex.concretizations == 0 and ex.solver_stats.get("unknown", 0) == 0,
+        "coverage": {
+            "edges_total": len(keys),
+            "edges_covered": sum(1 for k in keys if k in ex.covered),
+            "edges_infeasible": sum(1 for k in keys if k in ex.infeasible and k not in ex.covered),
+            "uncovered": uncovered,
+            "infeasible": [labels[k] for k in keys if k in ex.infeasible and k not in ex.covered],
+        },
+        "tests": [{"args": t.args, "mocks": t.mocks, "outcome": t.outcome, "new_edges": t.new_edges}
+                  for t in ex.tests],
+        "findings": [{"kind": f.kind, "message": f.message, "args": f.args, "mocks": f.mocks, "trace": f.trace,
+                      "site": f.site} for f in ex.findings],
+        "divergences": len(ex.divergences),
+        "divergent_inputs": ex.divergences[:5],
+        "concretizations": ex.concretizations,
+        "solver": {k: v for k, v in ex.solver_stats.items() if k != "time_s"},
+    }
+    if timings:
+        report["timeline"] = {
+            "time_s": round(ex.elapsed_s, 4),
+            "solver_time_s": ex.solver_stats.get("time_s"),
+            "full_coverage_s": _round(ex.full_coverage_s),
+            "full_coverage_run": ex.full_coverage_run,
+            "first_finding_s": _round(ex.first_finding_s),
+            "first_finding_run": ex.findings[0].run if ex.findings else None,
+        }
+    return report
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 4)
+
+
+def summary_table(report: dict[str, Any]) -> Any:
+    """A rich table for the terminal."""
+    from rich.table import Table
+
+    cov = report["coverage"]
+    table = Table(title=f"ingot explore {report['function']}", show_header=False, title_justify="left")
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    feasible = cov["edges_total"] - cov["edges_infeasible"]
+    pct = 100.0 * cov["edges_covered"] / feasible if feasible else 100.0
+    table.add_row("runs / paths", f"{report['runs']} / {report['paths']}")
+    table.add_row("edges covered", f"{cov['edges_covered']} of {feasible} feasible ({pct:.0f}%), "
+                                   f"{cov['edges_infeasible']} infeasible, {cov['edges_total']} total")
+    table.add_row("findings", str(len(report["findings"])))
+    table.add_row("tests", str(len(report["tests"])))
+    table.add_row("divergences", str(report["divergences"]))
+    solver = report["solver"]
+    line = (f"{solver['queries']} queries: {solver['sat']} sat, {solver['unsat']} unsat, "
+            f"{solver['unknown']} unknown; {solver['cache_hits']} cached")
+    if "timeline" in report and report["timeline"].get("solver_time_s") is not None:
+        line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
+    table.add_row("solver", line)
+    table.add_row("stopped by", report["stopped_by"] + ("" if report["complete"] else " (best effort: "
+                  f"{report['concretizations']} concretizations)"))
+    return table

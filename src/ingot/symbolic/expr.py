@@ -1,0 +1,386 @@
+"""Symbolic expressions: a hash-consed DAG with constant folding.
+
+Nodes are built only through an `Interner`, which returns the existing node
+for a structurally equal one: equal expressions are the *same object*, so
+caches key on node identity. Constants fold at construction (`c1 + c2`,
+`x + 0`, `not not e`). A node knows the input variables it depends on (for
+constraint-independence slicing) and its size (to cap runaway expressions).
+
+`bool(expr)` raises: `if a == b:` on a symbolic value would be silently
+wrong (the claripy lesson).
+
+Sorts follow BAML: INT is BAML's 63-bit int (checked against overflow by the
+tracker's CHECK entries, not by the sort), FLOAT is modelled as a real number
+(see DESIGN.md: rounding and NaN are not modelled; replay catches the rare
+mismatch), BOOL, STRING.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Sort(Enum):
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    STRING = "string"
+
+
+class Op(Enum):
+    CONST = "const"
+    VAR = "var"
+    # arithmetic (INT or FLOAT): DIV and MOD truncate toward zero, as BAML does
+    ADD = "+"
+    SUB = "-"
+    MUL = "*"
+    DIV = "/"
+    MOD = "%"
+    NEG = "neg"
+    TO_FLOAT = "to_float"
+    # comparisons -> BOOL
+    EQ = "=="
+    LT = "<"
+    LE = "<="
+    # boolean
+    AND = "and"
+    OR = "or"
+    NOT = "not"
+    ITE = "ite"
+    # strings
+    CONCAT = "concat"
+    LENGTH = "length"
+    CONTAINS = "contains"
+    PREFIX = "starts_with"
+    SUFFIX = "ends_with"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Expr:
+    """One node. Compare with `is`; build only through `Interner`."""
+
+    op: Op
+    sort: Sort
+    args: tuple[Expr, ...]
+    value: Any  # the constant for CONST, the name for VAR, else None
+    id: int
+    vars: frozenset[str]
+    size: int
+
+    def __bool__(self) -> bool:
+        raise TypeError("a symbolic expression has no truth value; compare it through the Interner")
+
+    @property
+    def is_const(self) -> bool:
+        return self.op is Op.CONST
+
+    def __repr__(self) -> str:
+        return show(self)
+
+
+def show(e: Expr) -> str:
+    if e.op is Op.CONST:
+        return repr(e.value)
+    if e.op is Op.VAR:
+        return str(e.value)
+    if len(e.args) == 2 and e.op.value in ("+", "-", "*", "/", "%", "==", "<", "<="):
+        return f"({show(e.args[0])} {e.op.value} {show(e.args[1])})"
+    return f"{e.op.value}(" + ", ".join(show(a) for a in e.args) + ")"
+
+
+INT_MIN = -(1 << 62)
+INT_MAX = (1 << 62) - 1
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _trunc_mod(a: int, b: int) -> int:
+    return a - b * _trunc_div(a, b)
+
+
+@dataclass
+class Interner:
+    """Owns the nodes of one exploration; folds constants as it builds."""
+
+    table: dict[tuple[Any, ...], Expr] = field(default_factory=dict)
+    counter: itertools.count = field(default_factory=itertools.count)
+    max_size: int = 4000
+
+    def _node(self, op: Op, sort: Sort, args: tuple[Expr, ...], value: Any = None) -> Expr:
+        key = (op, sort, tuple(a.id for a in args), value if op in (Op.CONST, Op.VAR) else None,
+               type(value) if op is Op.CONST else None)
+        node = self.table.get(key)
+        if node is None:
+            vs: frozenset[str] = frozenset((value,)) if op is Op.VAR else frozenset().union(*(a.vars for a in args))
+            node = Expr(op, sort, args, value, next(self.counter), vs, 1 + sum(a.size for a in args))
+            self.table[key] = node
+        return node
+
+    # -- leaves ------------------------------------------------------------------------
+    def const(self, value: Any, sort: Sort | None = None) -> Expr:
+        if sort is None:
+            sort = sort_of(value)
+        if sort is Sort.FLOAT:
+            value = float(value)
+        return self._node(Op.CONST, sort, (), value)
+
+    def var(self, name: str, sort: Sort) -> Expr:
+        return self._node(Op.VAR, sort, (), name)
+
+    def true(self) -> Expr:
+        return self.const(True, Sort.BOOL)
+
+    def false(self) -> Expr:
+        return self.const(False, Sort.BOOL)
+
+    # -- arithmetic ----------------------------------------------------------------------
+    def arith(self, op: Op, a: Expr, b: Expr) -> Expr:
+        sort = Sort.FLOAT if Sort.FLOAT in (a.sort, b.sort) else Sort.INT
+        if sort is Sort.FLOAT:
+            a, b = self.to_float(a), self.to_float(b)
+        if a.is_const and b.is_const:
+            folded = _fold_arith(op, a.value, b.value, sort)
+            if folded is not None:
+                return self.const(folded, sort)
+        zero = 0.0 if sort is Sort.FLOAT else 0
+        if op is Op.ADD:
+            if b.is_const and b.value == zero:
+                return a
+            if a.is_const and a.value == zero:
+                return b
+        if op is Op.SUB and b.is_const and b.value == zero:
+            return a
+        if op is Op.MUL:
+            if b.is_const and b.value == 1:
+                return a
+            if a.is_const and a.value == 1:
+                return b
+        return self._node(op, sort, (a, b))
+
+    def neg(self, a: Expr) -> Expr:
+        if a.is_const:
+            return self.const(-a.value, a.sort)
+        if a.op is Op.NEG:
+            return a.args[0]
+        return self._node(Op.NEG, a.sort, (a,))
+
+    def to_float(self, a: Expr) -> Expr:
+        if a.sort is Sort.FLOAT:
+            return a
+        if a.is_const:
+            return self.const(float(a.value), Sort.FLOAT)
+        return self._node(Op.TO_FLOAT, Sort.FLOAT, (a,))
+
+    # -- comparisons --------------------------------------------------------------------
+    def eq(self, a: Expr, b: Expr) -> Expr:
+        if a is b:
+            return self.true()
+        if a.sort is not b.sort:
+            if {a.sort, b.sort} <= {Sort.INT, Sort.FLOAT}:
+                # BAML: 1 == 1.0 is false (different types are never equal).
+                return self.false()
+            return self.false()
+        if a.is_const and b.is_const:
+            return self.const(a.value == b.value, Sort.BOOL)
+        if a.sort is Sort.BOOL:
+            if b.is_const:
+                return a if b.value else self.not_(a)
+            if a.is_const:
+                return b if a.value else self.not_(b)
+        if a.id > b.id:
+            a, b = b, a  # canonical order: x == y and y == x are one node
+        return self._node(Op.EQ, Sort.BOOL, (a, b))
+
+    def lt(self, a: Expr, b: Expr) -> Expr:
+        return self._order(Op.LT, a, b)
+
+    def le(self, a: Expr, b: Expr) -> Expr:
+        return self._order(Op.LE, a, b)
+
+    def _order(self, op: Op, a: Expr, b: Expr) -> Expr:
+        if a.sort is not b.sort and {a.sort, b.sort} <= {Sort.INT, Sort.FLOAT}:
+            a, b = self.to_float(a), self.to_float(b)
+        if a.is_const and b.is_const:
+            return self.const(a.value < b.value if op is Op.LT else a.value <= b.value, Sort.BOOL)
+        if a is b:
+            return self.const(op is Op.LE, Sort.BOOL)
+        return self._node(op, Sort.BOOL, (a, b))
+
+    # -- booleans ---------------------------------------------------------------------------
+    def not_(self, a: Expr) -> Expr:
+        if a.is_const:
+            return self.const(not a.value, Sort.BOOL)
+        if a.op is Op.NOT:
+            return a.args[0]
+        return self._node(Op.NOT, Sort.BOOL, (a,))
+
+    def and_(self, *parts: Expr) -> Expr:
+        flat = []
+        for p in parts:
+            if p.is_const:
+                if not p.value:
+                    return self.false()
+                continue
+            flat.append(p)
+        if not flat:
+            return self.true()
+        if len(flat) == 1:
+            return flat[0]
+        return self._node(Op.AND, Sort.BOOL, tuple(flat))
+
+    def or_(self, *parts: Expr) -> Expr:
+        flat = []
+        for p in parts:
+            if p.is_const:
+                if p.value:
+                    return self.true()
+                continue
+            flat.append(p)
+        if not flat:
+            return self.false()
+        if len(flat) == 1:
+            return flat[0]
+        return self._node(Op.OR, Sort.BOOL, tuple(flat))
+
+    def ite(self, c: Expr, a: Expr, b: Expr) -> Expr:
+        if c.is_const:
+            return a if c.value else b
+        if a is b:
+            return a
+        return self._node(Op.ITE, a.sort, (c, a, b))
+
+    # -- strings ------------------------------------------------------------------------------
+    def concat(self, a: Expr, b: Expr) -> Expr:
+        if a.is_const and b.is_const:
+            return self.const(a.value + b.value, Sort.STRING)
+        if a.is_const and a.value == "":
+            return b
+        if b.is_const and b.value == "":
+            return a
+        return self._node(Op.CONCAT, Sort.STRING, (a, b))
+
+    def length(self, a: Expr) -> Expr:
+        if a.is_const:
+            return self.const(len(a.value), Sort.INT)
+        if a.op is Op.CONCAT:
+            return self.arith(Op.ADD, self.length(a.args[0]), self.length(a.args[1]))
+        return self._node(Op.LENGTH, Sort.INT, (a,))
+
+    def str_pred(self, op: Op, s: Expr, part: Expr) -> Expr:
+        """`s.includes(part)`, `s.starts_with(part)`, `s.ends_with(part)`."""
+        if s.is_const and part.is_const:
+            fn = {Op.CONTAINS: str.__contains__, Op.PREFIX: str.startswith, Op.SUFFIX: str.endswith}[op]
+            return self.const(bool(fn(s.value, part.value)), Sort.BOOL)
+        if part.is_const and part.value == "":
+            return self.true()
+        return self._node(op, Sort.BOOL, (s, part))
+
+
+def sort_of(value: Any) -> Sort:
+    if isinstance(value, bool):
+        return Sort.BOOL
+    if isinstance(value, int):
+        return Sort.INT
+    if isinstance(value, float):
+        return Sort.FLOAT
+    if isinstance(value, str):
+        return Sort.STRING
+    raise TypeError(f"no sort for {type(value).__name__}")
+
+
+def _fold_arith(op: Op, a: Any, b: Any, sort: Sort) -> Any:
+    """The constant result, or None when it would trap (the tracker records that as a CHECK)."""
+    if sort is Sort.FLOAT:
+        try:
+            if op is Op.ADD:
+                return a + b
+            if op is Op.SUB:
+                return a - b
+            if op is Op.MUL:
+                return a * b
+            if op is Op.DIV:
+                return a / b if b != 0 else None
+        except (OverflowError, ZeroDivisionError):
+            return None
+        return None
+    if op is Op.ADD:
+        r = a + b
+    elif op is Op.SUB:
+        r = a - b
+    elif op is Op.MUL:
+        r = a * b
+    elif op is Op.DIV:
+        if b == 0:
+            return None
+        r = _trunc_div(a, b)
+    elif op is Op.MOD:
+        if b == 0:
+            return None
+        r = _trunc_mod(a, b)
+    else:
+        return None
+    return r if INT_MIN <= r <= INT_MAX else None
+
+
+def evaluate(e: Expr, env: dict[str, Any], memo: dict[int, Any] | None = None) -> Any:
+    """The value of `e` under an assignment of its variables (BAML semantics)."""
+    if memo is None:
+        memo = {}
+    if e.id in memo:
+        return memo[e.id]
+    op = e.op
+    if op is Op.CONST:
+        r = e.value
+    elif op is Op.VAR:
+        r = env[e.value]
+    else:
+        a = [evaluate(x, env, memo) for x in e.args]
+        if op is Op.ADD:
+            r = a[0] + a[1]
+        elif op is Op.SUB:
+            r = a[0] - a[1]
+        elif op is Op.MUL:
+            r = a[0] * a[1]
+        elif op is Op.DIV:
+            r = (a[0] / a[1] if a[1] else float("nan")) if e.sort is Sort.FLOAT else \
+                (_trunc_div(a[0], a[1]) if a[1] else 0)
+        elif op is Op.MOD:
+            r = _trunc_mod(a[0], a[1]) if a[1] else 0
+        elif op is Op.NEG:
+            r = -a[0]
+        elif op is Op.TO_FLOAT:
+            r = float(a[0])
+        elif op is Op.EQ:
+            r = a[0] == a[1]
+        elif op is Op.LT:
+            r = a[0] < a[1]
+        elif op is Op.LE:
+            r = a[0] <= a[1]
+        elif op is Op.AND:
+            r = all(a)
+        elif op is Op.OR:
+            r = any(a)
+        elif op is Op.NOT:
+            r = not a[0]
+        elif op is Op.ITE:
+            r = a[1] if a[0] else a[2]
+        elif op is Op.CONCAT:
+            r = a[0] + a[1]
+        elif op is Op.LENGTH:
+            r = len(a[0])
+        elif op is Op.CONTAINS:
+            r = a[1] in a[0]
+        elif op is Op.PREFIX:
+            r = a[0].startswith(a[1])
+        elif op is Op.SUFFIX:
+            r = a[0].endswith(a[1])
+        else:
+            raise AssertionError(op)
+    memo[e.id] = r
+    return r

@@ -1,0 +1,239 @@
+"""The Z3 layer: translation of expressions (memoised per node), queries, caching.
+
+Everything goes through `Solver.solve(constraints)`: a conjunction of BOOL
+expressions. Before calling Z3 the solver tries the cache (keyed by the set
+of constraint nodes) and the last few models (often one still satisfies the
+query). Each query gets a timeout; a query that times out is `unknown`,
+counted, and never hangs the run. One `z3.Context` per solver, fixed random
+seeds: the same queries give the same models.
+
+Encodings: INT is Z3 `Int` (BAML's range is asserted for every int variable;
+overflow is a CHECK the tracker records), DIV/MOD are encoded to truncate
+toward zero; FLOAT is Z3 `Real`; STRING is Z3 `String`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate
+
+
+@dataclass
+class SolverStats:
+    queries: int = 0
+    sat: int = 0
+    unsat: int = 0
+    unknown: int = 0
+    cache_hits: int = 0
+    model_reuse: int = 0
+    z3_calls: int = 0
+    time_s: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"queries": self.queries, "sat": self.sat, "unsat": self.unsat, "unknown": self.unknown,
+                "cache_hits": self.cache_hits, "model_reuse": self.model_reuse, "z3_calls": self.z3_calls,
+                "time_s": round(self.time_s, 4)}
+
+
+@dataclass(frozen=True)
+class Result:
+    status: str  # "sat", "unsat", "unknown"
+    model: dict[str, Any] | None = None
+
+
+@dataclass
+class Solver:
+    timeout_ms: int = 2000
+    seed: int = 0
+    max_string_length: int = 32
+    stats: SolverStats = field(default_factory=SolverStats)
+
+    def __post_init__(self) -> None:
+        self.ctx = z3.Context()
+        self._memo: dict[int, z3.ExprRef] = {}
+        self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
+        self._cache: dict[frozenset[int], Result] = {}
+        self._recent: list[dict[str, Any]] = []
+
+    # -- translation ----------------------------------------------------------------------
+    def var(self, name: str, sort: Sort) -> z3.ExprRef:
+        if name not in self._vars:
+            ctx = self.ctx
+            make = {Sort.INT: z3.Int, Sort.FLOAT: z3.Real, Sort.BOOL: z3.Bool, Sort.STRING: z3.String}[sort]
+            self._vars[name] = (sort, make(name, ctx))
+        return self._vars[name][1]
+
+    def to_z3(self, e: Expr) -> z3.ExprRef:
+        memo = self._memo
+        if e.id in memo:
+            return memo[e.id]
+        ctx = self.ctx
+        op = e.op
+        if op is Op.CONST:
+            r = _const(e.value, e.sort, ctx)
+        elif op is Op.VAR:
+            r = self.var(e.value, e.sort)
+        else:
+            a = [self.to_z3(x) for x in e.args]
+            if op is Op.ADD:
+                r = a[0] + a[1]
+            elif op is Op.SUB:
+                r = a[0] - a[1]
+            elif op is Op.MUL:
+                r = a[0] * a[1]
+            elif op is Op.DIV:
+                r = a[0] / a[1] if e.sort is Sort.FLOAT else _trunc_div(a[0], a[1])
+            elif op is Op.MOD:
+                r = a[0] - a[1] * _trunc_div(a[0], a[1])
+            elif op is Op.NEG:
+                r = -a[0]
+            elif op is Op.TO_FLOAT:
+                r = z3.ToReal(a[0])
+            elif op is Op.EQ:
+                r = a[0] == a[1]
+            elif op is Op.LT:
+                r = a[0] < a[1]
+            elif op is Op.LE:
+                r = a[0] <= a[1]
+            elif op is Op.AND:
+                r = z3.And(*a)
+            elif op is Op.OR:
+                r = z3.Or(*a)
+            elif op is Op.NOT:
+                r = z3.Not(a[0])
+            elif op is Op.ITE:
+                r = z3.If(a[0], a[1], a[2])
+            elif op is Op.CONCAT:
+                r = z3.Concat(a[0], a[1])
+            elif op is Op.LENGTH:
+                r = z3.Length(a[0])
+            elif op is Op.CONTAINS:
+                r = z3.Contains(a[0], a[1])
+            elif op is Op.PREFIX:
+                r = z3.PrefixOf(a[1], a[0])
+            elif op is Op.SUFFIX:
+                r = z3.SuffixOf(a[1], a[0])
+            else:
+                raise AssertionError(op)
+        memo[e.id] = r
+        return r
+
+    def domain(self, name: str, sort: Sort) -> list[z3.BoolRef]:
+        v = self.var(name, sort)
+        if sort is Sort.INT:
+            return [v >= INT_MIN, v <= INT_MAX]
+        if sort is Sort.STRING:
+            return [z3.Length(v) <= self.max_string_length]
+        return []
+
+    # -- queries ----------------------------------------------------------------------------
+    def solve(self, constraints: list[Expr], extra: list[Expr] | None = None) -> Result:
+        """Find values for the variables of `constraints` (and `extra`, e.g. input domains)."""
+        self.stats.queries += 1
+        query = [c for c in constraints + (extra or []) if not (c.is_const and c.value)]
+        if any(c.is_const and not c.value for c in query):
+            self.stats.unsat += 1
+            return Result("unsat")
+        key = frozenset(c.id for c in query)
+        if key in self._cache:
+            self.stats.cache_hits += 1
+            return self._count(self._cache[key])
+        for model in self._recent:
+            if _satisfies(query, model):
+                self.stats.model_reuse += 1
+                result = Result("sat", dict(model))
+                self._cache[key] = result
+                return self._count(result)
+        result = self._call_z3(query)
+        if result.status != "unknown":
+            self._cache[key] = result
+        if result.model is not None:
+            self._recent = [result.model, *self._recent[:3]]
+        return self._count(result)
+
+    def _count(self, result: Result) -> Result:
+        if result.status == "sat":
+            self.stats.sat += 1
+        elif result.status == "unsat":
+            self.stats.unsat += 1
+        else:
+            self.stats.unknown += 1
+        return result
+
+    def _call_z3(self, query: list[Expr]) -> Result:
+        start = time.perf_counter()
+        self.stats.z3_calls += 1
+        s = z3.Solver(ctx=self.ctx)
+        s.set("timeout", self.timeout_ms)
+        s.set("random_seed", self.seed)
+        names: dict[str, Sort] = {}
+        for c in query:
+            for node_name in sorted(c.vars):
+                names.setdefault(node_name, Sort.INT)
+        try:
+            for c in query:
+                s.add(self.to_z3(c))
+            # Domains for every variable the query mentions (sorts are known once translated).
+            for name in sorted(names):
+                if name in self._vars:
+                    sort, _ = self._vars[name]
+                    for d in self.domain(name, sort):
+                        s.add(d)
+            status = s.check()
+        except z3.Z3Exception:
+            self.stats.time_s += time.perf_counter() - start
+            return Result("unknown")
+        self.stats.time_s += time.perf_counter() - start
+        if status == z3.unsat:
+            return Result("unsat")
+        if status != z3.sat:
+            return Result("unknown")
+        m = s.model()
+        model = {}
+        for name in sorted(names):
+            if name in self._vars:
+                sort, v = self._vars[name]
+                model[name] = _value(m.eval(v, model_completion=True), sort)
+        return Result("sat", model)
+
+
+def _trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:
+    """Integer division truncating toward zero (Z3's `/` on Int is Euclidean)."""
+    abs_q = z3.If(a >= 0, a, -a) / z3.If(b >= 0, b, -b)
+    return z3.If((a >= 0) == (b >= 0), abs_q, -abs_q)
+
+
+def _const(value: Any, sort: Sort, ctx: z3.Context) -> z3.ExprRef:
+    if sort is Sort.BOOL:
+        return z3.BoolVal(bool(value), ctx)
+    if sort is Sort.INT:
+        return z3.IntVal(int(value), ctx)
+    if sort is Sort.FLOAT:
+        return z3.RealVal(Fraction(value) if value == value and abs(value) != float("inf") else 0, ctx)
+    return z3.StringVal(value, ctx)
+
+
+def _value(v: z3.ExprRef, sort: Sort) -> Any:
+    if sort is Sort.INT:
+        return v.as_long()
+    if sort is Sort.BOOL:
+        return z3.is_true(v)
+    if sort is Sort.FLOAT:
+        if z3.is_rational_value(v):
+            return float(Fraction(v.numerator_as_long(), v.denominator_as_long()))
+        return float(v.as_decimal(17).rstrip("?"))
+    return v.as_string()
+
+
+def _satisfies(query: list[Expr], model: dict[str, Any]) -> bool:
+    try:
+        memo: dict[int, Any] = {}
+        return all(evaluate(c, model, memo) is True for c in query)
+    except (KeyError, TypeError, ZeroDivisionError, ArithmeticError):
+        return False

@@ -1,0 +1,10 @@
+"""Shared fixtures for the `_meta.ingot` integration tests."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
