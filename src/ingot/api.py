@@ -15,6 +15,17 @@ from ingot.mir.api import ProgramView
 from ingot.runtime.errors import BamlError
 
 
+class Replies(tuple):  # type: ignore[type-arg]
+    """Mock replies for an LLM function, one per call, in call order: `ingot.replies(a, b)`."""
+
+    __slots__ = ()
+
+
+def replies(*values: Any) -> Replies:
+    """Mock several calls of one LLM function: the first call gets the first value, and so on."""
+    return Replies(values)
+
+
 class Program:
     """A compiled BAML program: call its functions, inspect its MIR and bytecode."""
 
@@ -65,7 +76,12 @@ class Program:
         `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
         uncaught throw escapes.
         """
-        values = self.convert_args(name, args)
+        return self.run(name, args, max_depth=max_depth, max_steps=max_steps, llm=llm)
+
+    def run(self, name: str, args: Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
+            max_steps: int | None = None, llm: Mapping[str, Any] | LlmHandler | None = None) -> Any:
+        """`call` with the arguments as a mapping (for parameters named like `call`'s options)."""
+        values = self.convert_args(name, dict(args))
         vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
         return to_python(vm.call(self.function(name), values))
 
@@ -115,4 +131,4 @@ def load(path_or_source: str | Path, filename: str | None = None) -> Program:
     return Program(compile_source(text, name), path)
 
 
-__all__ = ["Program", "load", "BamlError", "ArgumentError"]
+__all__ = ["Program", "load", "BamlError", "ArgumentError", "Replies", "replies"]

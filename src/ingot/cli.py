@@ -244,6 +244,17 @@ def run_explorer(explorer_cls: Any, program: Program, function: str, options: An
         return explorer_cls(program.view, function, options, progress=update).explore()
 
 
+def register_commands() -> None:
+    """Commands that live in their own modules."""
+    from ingot.cli_meta import call_command, mcp_command, meta_command
+
+    for command in (meta_command, mcp_command, call_command):
+        main.add_command(command)
+
+
+register_commands()
+
+
 def entry() -> None:
     """Console entry point: a bug in ingot is reported as one, never as a bare traceback."""
     try:

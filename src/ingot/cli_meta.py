@@ -65,7 +65,7 @@ def mcp_command(file: Path, include_all: bool, name: str | None, max_steps: int 
     try:
         from ingot.meta.mcp import make_server, run_stdio
     except ImportError as e:
-        raise click.ClickException(f"the MCP server needs the `mcp` package ({e}); "
+        raise click.ClickException(f"the MCP server needs the `mcp` package, version 2 ({e}); "
                                    "install it with: pip install 'ingot[mcp]'") from None
     from ingot.meta.tools import tool_specs
 

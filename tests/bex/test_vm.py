@@ -88,7 +88,7 @@ function F() -> int[] {
   let bump = (x: int) -> int { k += x; k };
   bump(2);
   bump(3);
-  let fs: (() -> int)[] = [];
+  let fs: (() -> int throws never)[] = [];
   for (let i = 0; i < 3; i += 1) {
     fs.push(() -> int { i });
   }

@@ -142,3 +142,15 @@ def test_bad_cli_keys_are_reported(tmp_path: Path) -> None:
     assert code == 1
     assert "`F.a`: `cli.short` must be one letter or digit, got 'ab'" in err
     assert "`F.b`: unknown key `cli.hlep`; did you mean `cli.help`?" in err
+
+
+def test_class_parameters_take_json_and_errors_name_the_nested_field() -> None:
+    geometry = ROOT / "examples" / "annotations" / "geometry.baml"
+    triangle = '{"corners": [{"x": 0, "y": 0}, {"x": 4, "y": 0}, {"x": 4, "y": 3}]}'
+    code, out, _ = call("Measure", "--polygon", triangle, file=geometry)
+    assert code == 0 and json.loads(out) == {"label": None, "area": 6.0, "perimeter": 12.0}
+    code, _, err = call("Measure", "--polygon", '{"corners": [{"x": "0", "y": 0}]}', file=geometry)
+    assert code == 2
+    assert "Error: Invalid value for '--polygon': polygon.corners[0].x: expected float, got \"0\"" in err
+    code, out, _ = call("Convert", "--length", '{"value": 1, "unit": "M"}', "--to", "CM", file=geometry)
+    assert code == 0 and json.loads(out) == {"value": 100.0, "unit": "CM"}

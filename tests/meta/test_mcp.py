@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,15 @@ async def test_step_budget_stops_a_runaway_call() -> None:
     async with Client(make_server(program, tool_specs(program), max_steps=1000)) as c:
         r = await c.call_tool("Spin", {"n": 1})
     assert r.is_error and "InstructionLimit" in text(r)
+
+
+async def test_a_deep_trace_is_cut_to_its_last_frames() -> None:
+    program = ingot.load("function Down(n: int) -> int {\n  @@ingot(mcp.tool)\n  Down(n + 1)\n}")
+    async with Client(make_server(program, tool_specs(program))) as c:
+        r = await c.call_tool("Down", {"n": 0})
+    lines = text(r).splitlines()
+    assert r.is_error and lines[0] == "BAML panic StackOverflow in Down: stack overflow"
+    assert re.fullmatch(r"  \.\.\. \d+ earlier frames", lines[1]) and len(lines) == 12
 
 
 async def test_non_finite_results_are_errors_not_invalid_json() -> None:

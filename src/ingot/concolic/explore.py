@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from ingot.concolic.inputs import InputBuilder, InputSpace
 from ingot.convert import to_python
 from ingot.mir.api import Edge, ProgramView, StmtId
 from ingot.runtime.errors import BamlError, BamlRaise
-from ingot.symbolic.expr import Expr, Interner
+from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow
 from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
@@ -43,6 +44,8 @@ class Options:
     seed: int = 0
     max_steps: int = 200_000  # per run: loops stop with InstructionLimit instead of hanging
     max_depth: int = 2_000
+    revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
+    random_patience: int = 60  # random inputs in a row without new coverage before giving up
 
 
 @dataclass
@@ -148,12 +151,16 @@ class Explorer:
         self._edge_keys = {edge_key(e) for e in self.result.edges}
         self._tried_checks: set[tuple[str, int]] = set()
         self._concretize_flips: dict[str, int] = {}
+        self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
         self._seen_paths: set[tuple[tuple[str, int], ...]] = set()
         self._unsat_edges: dict[EdgeKey, int] = {}
-        self._edge_attempts: set[EdgeKey] = set()
+        self._unknown_edges: set[EdgeKey] = set()
         self._finding_keys: set[tuple[str, str]] = set()
         self._queue: list[tuple[int, int, Job]] = []
         self._counter = itertools.count()
+        self._rng = random.Random(self.options.seed)
+        self._random_misses = 0
+        self._last_random_covered: int | None = None
 
     # -- running one input ------------------------------------------------------------------
     def run(self, assignment: dict[str, Any]) -> RunResult:
@@ -181,7 +188,7 @@ class Explorer:
         res = self.result
         start = time.perf_counter()
         self.push(Job({}, 0, None, "seed"), 100)
-        while self._queue:
+        while self._queue or self.random_round():
             if res.runs >= self.options.max_runs:
                 res.stopped_by = "max-runs"
                 break
@@ -215,6 +222,46 @@ class Explorer:
         res.solver_stats = self.solver.stats.as_dict()
         return res
 
+    def random_round(self) -> bool:
+        """When the search has nothing left but edges remain uncovered, try random inputs.
+
+        Conditions on values the program computes by counting (not from inputs)
+        give the solver nothing to negate; random inputs from the known variables'
+        domains, with small numbers and the string constants the program compared
+        against, reach such edges cheaply. Stops after `random_patience` runs in a
+        row without new coverage.
+        """
+        res = self.result
+        if self._edge_keys <= res.covered | res.infeasible or self._random_misses >= self.options.random_patience:
+            return False
+        covered_before = len(res.covered)
+        if self._last_random_covered is not None and covered_before == self._last_random_covered:
+            self._random_misses += 1
+        else:
+            self._random_misses = 0
+        self._last_random_covered = covered_before
+        self.push(Job(self.random_assignment(), 0, None, "random"), 0)
+        return True
+
+    def random_assignment(self) -> dict[str, Any]:
+        rng = self._rng
+        words = sorted({e.value for e in self.x.table.values() if e.is_const and isinstance(e.value, str)})
+        out: dict[str, Any] = {}
+        for name, sort in sorted(self.space.sorts.items()):
+            if name in self.space.bounds:
+                low, high = self.space.bounds[name]
+                out[name] = rng.randint(low, high)
+            elif sort is Sort.INT:
+                out[name] = rng.choice([rng.randint(-10, 10), rng.randint(-10, 10), rng.randint(-1000, 1000), 0, 1])
+            elif sort is Sort.FLOAT:
+                out[name] = rng.choice([rng.uniform(-10, 10), rng.uniform(-1000, 1000), 0.0, 0.5])
+            elif sort is Sort.BOOL:
+                out[name] = rng.random() < 0.5
+            else:
+                letters = "".join(rng.choice("abcxyzAB 01-") for _ in range(rng.randint(0, 8)))
+                out[name] = rng.choice([*words, letters, ""]) if words else letters
+        return out
+
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
         return any(job.reason.startswith("check") for _, _, job in self._queue)
@@ -227,6 +274,9 @@ class Explorer:
         predicted = job.predicted or ()
         if len(path) < len(predicted):
             return False
+        if job.reason.startswith("concretize"):
+            # A flipped concretization changes what the run records there: only the prefix is predicted.
+            predicted = predicted[:-1]
         return all(path[i].site == site and path[i].observed.id == cond for i, (site, cond) in enumerate(predicted))
 
     def record(self, run: RunResult, now: float) -> None:
@@ -255,35 +305,58 @@ class Explorer:
     def expand(self, job: Job, run: RunResult) -> None:
         path = run.trace.path
         res = self.result
+        occurrences: dict[str, int] = {}
+        for entry in path[: job.bound]:
+            occurrences[entry.site] = occurrences.get(entry.site, 0) + 1
         for j in range(job.bound, len(path)):
             entry = path[j]
+            nth = occurrences.get(entry.site, 0)
+            occurrences[entry.site] = nth + 1
             for alt in entry.alternatives:
-                priority = self.priority(entry, alt.target, alt.label)
+                priority = self.priority(entry, alt.target, alt.label, nth)
                 if priority is None:
                     continue
                 goal = alt.cond
-                query = self.slice([p.observed for p in path[:j]], goal)
+                prefix = path[:j]
+                query = self.slice([p.observed for p in prefix], goal)
                 result = self.solver.solve(query, self.domains(query))
-                if alt.target is not None:
-                    self._edge_attempts.add(alt.target)
-                if result.status == "unsat":
-                    if alt.target is not None:
-                        self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
-                    continue
+                predicted: tuple[tuple[str, int], ...] | None = \
+                    tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, goal.id),)
+                if result.status == "unsat" and self.fixed(prefix, query):
+                    # Concretizations fixed values the goal may need: unsat proves nothing.
+                    # Solve without them (QSYM's optimistic solving); the run decides.
+                    free = [p.observed for p in prefix if p.kind is not EntryKind.CONCRETIZE]
+                    query = self.slice(free, goal)
+                    result = self.solver.solve(query, self.domains(query))
+                    predicted = None
+                elif result.status == "unsat" and alt.target is not None:
+                    self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
                 if result.status != "sat" or result.model is None:
+                    if result.status == "unknown" and alt.target is not None:
+                        self._unknown_edges.add(alt.target)
                     continue
                 child = {**run.assignment, **result.model}
-                predicted = tuple((p.site, p.observed.id) for p in path[:j]) + ((entry.site, goal.id),)
-                self.push(Job(child, j + 1, predicted, f"{entry.kind.value}:{alt.label}"), priority)
+                reason = f"{entry.kind.value}:{alt.label}" + ("" if predicted is not None else " (optimistic)")
+                self.push(Job(child, j + 1, predicted, reason), priority)
         del res
 
-    def priority(self, entry: PathEntry, target: EdgeKey | None, label: str) -> int | None:
+    def priority(self, entry: PathEntry, target: EdgeKey | None, label: str, nth: int = 0) -> int | None:
         """How much a child aimed here could add; None: not worth a query."""
         res = self.result
         if entry.kind is EntryKind.BRANCH:
-            if target is None or target in res.covered:
+            if target is None:
                 return None
-            return 50 if target in self._edge_keys else 5
+            if target not in res.covered:
+                return 50 if target in self._edge_keys else 5
+            # A covered edge may still lead somewhere new (a later loop iteration, another
+            # caller): try it a few times per direction and per occurrence on the path,
+            # after everything more promising.
+            key = (entry.site, target, nth)
+            count = self._revisits.get(key, 0)
+            if count >= self.options.revisits:
+                return None
+            self._revisits[key] = count + 1
+            return 3
         if entry.kind is EntryKind.CHECK:
             key = (entry.site, entry.ctx)
             if key in self._tried_checks:
@@ -295,6 +368,12 @@ class Explorer:
             return None
         self._concretize_flips[entry.site] = count + 1
         return 2
+
+    @staticmethod
+    def fixed(prefix: list[PathEntry], query: list[Expr]) -> bool:
+        """Does the query rely on a concretization (so its unsat is not a proof)?"""
+        chosen = {q.id for q in query}
+        return any(p.kind is EntryKind.CONCRETIZE and p.observed.id in chosen for p in prefix)
 
     def slice(self, prefix: list[Expr], goal: Expr) -> list[Expr]:
         """The prefix entries sharing variables with the goal, transitively (KLEE's independence)."""
@@ -327,7 +406,7 @@ class Explorer:
         """An uncovered edge whose every attempt was unsat (and none unknown) is reported infeasible."""
         res = self.result
         for e in self._edge_keys - res.covered:
-            if self._unsat_edges.get(e, 0) > 0:
+            if self._unsat_edges.get(e, 0) > 0 and e not in self._unknown_edges:
                 res.infeasible.add(e)
 
 

@@ -47,6 +47,7 @@ class InputSpace:
 
     sorts: dict[str, Sort] = field(default_factory=dict)
     domains: dict[str, list[Expr]] = field(default_factory=dict)
+    bounds: dict[str, tuple[int, int]] = field(default_factory=dict)  # bounded ints (lengths, tags)
 
 
 class InputBuilder:
@@ -79,6 +80,7 @@ class InputBuilder:
         """An int variable in [low, high] (enum tags, array lengths, union tags)."""
         x = self.x
         v = x.var(name, Sort.INT)
+        self.space.bounds[name] = (low, high)
         value, _ = self.var(name, Sort.INT, [x.le(x.const(low), v), x.le(v, x.const(high))])
         value = max(low, min(high, value))
         self.used[name] = value
@@ -151,9 +153,73 @@ class InputBuilder:
                 present = False
                 self.used[f"{name}.$some"] = False
             if not present:
+                # A scalar payload still gets its variable, so `opt == "x"` stays symbolic.
+                payload = non_null[0]
+                if isinstance(payload, AliasT):
+                    payload = self.view.alias_target(payload.name)
+                if isinstance(payload, Prim) and payload.name in ("int", "float", "bool", "string"):
+                    sort = {"int": Sort.INT, "float": Sort.FLOAT, "bool": Sort.BOOL, "string": Sort.STRING}
+                    _, v = self.var(name, sort[payload.name])
+                    return None, Opt(p_var, v)
                 return None, Opt(p_var, None)
             value, shadow = self.build(non_null[0], name, depth + 1)
             return value, Opt(p_var, shadow)
         tag, t_var = self.bounded(f"{name}.$tag", 0, len(members) - 1)
         value, shadow = self.build(members[tag], f"{name}.${tag}", depth + 1)
         return value, Tagged(t_var, tag, shadow)
+
+
+def assignment_for(view: ProgramView, ty: Ty, name: str, value: Any, out: dict[str, Any], depth: int = 0) -> None:
+    """The variable assignment under which `InputBuilder.build(ty, name)` rebuilds `value`.
+
+    Lets a concrete input (plain Python data, as `Program.call` takes it) seed an
+    exploration or be replayed with tracking.
+    """
+    if depth > MAX_DEPTH * 4:
+        return
+    if isinstance(ty, AliasT):
+        assignment_for(view, view.alias_target(ty.name), name, value, out, depth + 1)
+    elif isinstance(ty, Prim):
+        if ty.name != "null":
+            out[name] = value
+    elif isinstance(ty, EnumT):
+        variants = next(e.variants for e in view.enums() if e.name == ty.name)
+        out[name] = variants.index(value)
+    elif isinstance(ty, ClassT):
+        cls = next(c for c in view.classes() if c.name == ty.name)
+        for f in cls.fields:
+            assignment_for(view, f.ty, f"{name}.{f.name}", value.get(f.name), out, depth + 1)
+    elif isinstance(ty, ListT):
+        out[f"{name}.$len"] = len(value)
+        for i, item in enumerate(value):
+            assignment_for(view, ty.elem, f"{name}[{i}]", item, out, depth + 1)
+    elif isinstance(ty, UnionT):
+        members = list(ty.members)
+        non_null = [m for m in members if not (isinstance(m, Prim) and m.name == "null")]
+        if len(non_null) == 1 and len(members) == 2:
+            out[f"{name}.$some"] = value is not None
+            if value is not None:
+                assignment_for(view, non_null[0], name, value, out, depth + 1)
+            return
+        for i, m in enumerate(members):
+            if _fits(view, m, value):
+                out[f"{name}.$tag"] = i
+                assignment_for(view, m, f"{name}.${i}", value, out, depth + 1)
+                return
+
+
+def _fits(view: ProgramView, ty: Ty, value: Any) -> bool:
+    if isinstance(ty, AliasT):
+        return _fits(view, view.alias_target(ty.name), value)
+    if isinstance(ty, Prim):
+        return {"int": type(value) is int, "float": type(value) is float, "bool": type(value) is bool,
+                "string": type(value) is str, "null": value is None}[ty.name]
+    if isinstance(ty, Lit):
+        return type(value) is type(ty.value) and value == ty.value
+    if isinstance(ty, ListT):
+        return isinstance(value, list)
+    if isinstance(ty, ClassT):
+        return isinstance(value, dict)
+    if isinstance(ty, EnumT):
+        return isinstance(value, str)
+    return False

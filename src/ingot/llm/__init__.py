@@ -1,1 +1,34 @@
-"""LLM clients, prompt rendering and lenient parsing of replies."""
+"""LLM clients, prompt rendering and lenient parsing of replies.
+
+- `LlmRuntime`: the VM's handler for LLM functions (mocks first, then the
+  declared client), used by `Program.call(..., llm=...)`.
+- `Replies`, `Value`: mock forms (a sequence of replies; a string result).
+- `validate_clients`: load-time diagnostics for clients ingot cannot call.
+- `render_output_format`, `parse_reply`: the two halves of schema-aligned
+  prompting, usable on their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ingot.llm.clients import validate_clients
+from ingot.llm.mocks import MockError, Replies, Value
+from ingot.llm.render import render_output_format
+from ingot.llm.runtime import CallRecord, LlmRuntime
+
+
+def parse_reply(view: Any, text: str, ty: Any) -> Any:
+    """`text` read as type `ty` of the program behind `view`, as plain Python (classes as dicts).
+
+    Raises `ingot.llm.coerce.CoerceError` when the reply does not fit.
+    """
+    from ingot.llm.coerce import Coercer, finish
+    from ingot.llm.schema import Schema
+
+    coerced = Coercer(Schema.from_view(view)).parse(text, ty)
+    return finish(coerced, lambda _cls, fields: dict(fields), lambda _enum, name: name)
+
+
+__all__ = ["LlmRuntime", "CallRecord", "Replies", "Value", "MockError", "validate_clients",
+           "render_output_format", "parse_reply"]

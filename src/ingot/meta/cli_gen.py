@@ -78,11 +78,8 @@ def _choices(program: Program, ty: Ty) -> list[str] | None:
     if isinstance(ty, EnumT):
         return next(list(e.variants) for e in program.view.enums() if e.name == ty.name)
     members = ty.members if isinstance(ty, UnionT) else (ty,)
-    if all(isinstance(m, Lit) and isinstance(m.value, str) for m in members):
-        return [m.value for m in members]  # type: ignore[union-attr]
-    if all(isinstance(m, VariantT) for m in members):
-        return [m.variant for m in members]  # type: ignore[union-attr]
-    return None
+    names = [m.value if isinstance(m, Lit) else m.variant if isinstance(m, VariantT) else None for m in members]
+    return [n for n in names if isinstance(n, str)] if all(isinstance(n, str) for n in names) else None
 
 
 def _option(program: Program, func: str, param: str, ty: Ty) -> click.Option:
@@ -128,7 +125,7 @@ def build_command(program: Program, func: str) -> click.Command:
 
     def run(**kwargs: Any) -> None:
         try:
-            value = program.call(func, **kwargs)
+            value = program.run(func, kwargs)
         except ArgumentError as e:
             name = e.path.removeprefix("args.").split(".", 1)[0].split("[", 1)[0]
             raise click.BadParameter(f"{e.path.removeprefix('args.')}: {e.detail}",

@@ -24,6 +24,8 @@ import ingot
 from ingot.api import ArgumentError, BamlError, Program
 from ingot.meta.tools import ToolSpec
 
+_MAX_FRAMES = 10  # of a BAML trace in an error message (a stack overflow has thousands)
+
 
 def make_server(program: Program, specs: list[ToolSpec], *, name: str = "ingot",
                 max_steps: int | None = None) -> Server:
@@ -63,14 +65,16 @@ def call(program: Program, spec: ToolSpec, arguments: Any, max_steps: int | None
     extra = sorted(set(arguments) - set(spec.params))
     if extra:
         return error(f"invalid arguments: args.{extra[0]}: {spec.name} has no parameter `{extra[0]}`")
-    args = {p: None for p in spec.optional} | arguments
+    args: dict[str, Any] = {p: None for p in spec.optional} | arguments
     try:
-        value = program.call(spec.name, max_steps=max_steps, **args)
+        value = program.run(spec.name, args, max_steps=max_steps)
     except ArgumentError as e:
         return error(f"invalid arguments: {e}")
     except BamlError as e:
         what = "panic" if e.is_panic else "uncaught error"
-        frames = "".join(f"\n  {f}" for f in e.trace)
+        shown = e.trace[-_MAX_FRAMES:]
+        skipped = f"\n  ... {len(e.trace) - len(shown)} earlier frames" if len(shown) < len(e.trace) else ""
+        frames = skipped + "".join(f"\n  {f}" for f in shown)
         return error(f"BAML {what} {e.kind} in {spec.name}: {e.message}{frames}")
     except Exception as e:  # noqa: BLE001 - a bug in ingot must not take the server down
         return error(f"internal error in ingot: {type(e).__name__}: {e}")

@@ -199,9 +199,14 @@ class FunctionView:
         return BlockView(i, stmts, term)
 
     def branch_edges(self) -> tuple[Edge, ...]:
-        """Every branch edge: two per `branch`, one per distinct target of a `switch`."""
+        """Every branch edge: two per `branch`, one per distinct target of a `switch`.
+
+        The `otherwise` edge of an exhaustive match leads to a compiler-made
+        `unreachable` block no input can reach; it is not a branch edge.
+        """
         edges: list[Edge] = []
-        for i, b in enumerate(self._mir.blocks):
+        blocks = self._mir.blocks
+        for i, b in enumerate(blocks):
             t = b.terminator
             site = StmtId(self.name, i, -1)
             if isinstance(t, ir.Branch):
@@ -213,7 +218,9 @@ class FunctionView:
                     if target not in seen:
                         seen.add(target)
                         edges.append(Edge(site, target, pretty.constant(key)))
-                if t.otherwise not in seen:
+                dead = isinstance(blocks[t.otherwise].terminator, ir.Unreachable) and \
+                    not blocks[t.otherwise].statements
+                if t.otherwise not in seen and not dead:
                     edges.append(Edge(site, t.otherwise, "otherwise"))
         return tuple(edges)
 

@@ -275,6 +275,10 @@ class Checker:
 
     def _stmt(self, s: A.Stmt) -> bool:
         if isinstance(s, A.Let):
+            if s.name == "root":
+                self.error(Code.RESERVED_NAME, "`root` is the path to this package and cannot name a binding, "
+                           "an item, or a type parameter", s.span.source.span(s.span.start_offset, s.name_span.end_offset),
+                           "`root` is this package")
             declared = self.resolver.resolve_type(s.type) if s.type else None
             ty = self.expr(s.value, declared)
             if declared is not None:
@@ -391,7 +395,7 @@ class Checker:
             vty = self.expr(s.value, None)
             ty = self.binary_type(s.op, target_ty, vty, s.span)
         if target_ty != ANY:
-            self.expect_value(s.value, ty, target_ty, s.value.span if s.op is None else s.span)
+            self.expect_value(s.value, ty, target_ty, s.value.span)
         if isinstance(s.target, A.Name):
             var = self.lookup(s.target.ident)
             if var is not None:
@@ -443,8 +447,13 @@ class Checker:
                        "add an `else` branch")
             return
         if isinstance(node, A.Block) and node.tail is None and ty == NULL:
-            self.error(Code.MISSING_VALUE, "missing value", node.span,
-                       f"expected `{expected}`, but this block has no value; remove the `;` to use it")
+            last = node.stmts[-1] if node.stmts else None
+            if isinstance(last, A.ExprStmt):
+                self.error(Code.MISSING_VALUE, "missing value", last.expr.span,
+                           f"expected `{expected}`, but this value is discarded; remove the `;` to use it")
+            else:
+                self.error(Code.MISSING_VALUE, "missing value", node.span,
+                           f"expected `{expected}`, but this block has no value")
             return
         self.mismatch(expected, ty, span)
 
@@ -459,7 +468,10 @@ class Checker:
 
     def _expr(self, e: A.Expr, expected: Ty | None) -> Ty:  # noqa: C901 - one dispatch
         if isinstance(e, A.IntLit):
-            if not INT_MIN <= e.value <= INT_MAX:
+            if not -(1 << 63) <= e.value < (1 << 63):
+                self.error(Code.INT_TOO_LARGE, "integer literal is too large", e.span,
+                           "does not fit in `int`; use a `bigint` literal (`n` suffix) for arbitrary precision")
+            elif not INT_MIN <= e.value <= INT_MAX:
                 self.error(Code.INT_RANGE,
                            f"integer literal `{e.value}` is out of range for `int` (which holds "
                            f"{INT_MIN} to {INT_MAX}); append `n` to write it as a `bigint`", e.span)
@@ -521,6 +533,9 @@ class Checker:
                     self.stmt(s)
                 continue
             ty = self.expr(part, None)
+            if ty != NULL and ty != ANY and NULL in members_of(ty, self.items):
+                self.error(Code.MISMATCH, f"cannot interpolate a value of type `{ty}` — it may be null; "
+                           "coalesce with `?? \"…\"` or unwrap it first", _hole_span(e, part) or part.span)
             if ty == NULL:
                 span = Span(part.span.source, part.span.start_offset, part.span.end_offset)
                 self.error(Code.MISMATCH, "cannot interpolate a value of type `null`; to run the expression "
@@ -1003,6 +1018,9 @@ class Checker:
         if elem_expected is not None and all(self.assignable(t, elem_expected) for t in types):
             return ListT(elem_expected)
         if not types:
+            if expected is None and not self.resolver.allow_any:
+                self.error(Code.ANNOTATION_NEEDED, "type annotations needed", e.span, None)
+                self.diagnostics[-1].notes.append("full type: `!error[]`")
             return ListT(ANY)
         return ListT(widen(union(types)))
 
@@ -1113,6 +1131,9 @@ class Checker:
             self.tp.members[callee] = FuncRef(full)
             self.tp.types[callee] = fn.func_type()
             return self.call_item(e, fn, None)
+        if fn is not None and fn.owner_class == base and fn.is_method:
+            self.error(Code.BAD_ARGUMENTS, f"expected {len(fn.params) + 1} argument(s), got {len(e.args)}", e.span)
+            raise CheckAbort
         if full in B.FUNCTIONS:
             self.tp.members[callee] = BuiltinRef(full)
             self.tp.types[callee] = ANY

@@ -72,6 +72,8 @@ def _function_owner(fn: A.Function, name: str, ann: Annotation) -> tuple[str | N
         return name, ""
     if ann.block:
         return None, "`@@ingot` belongs inside the function's body braces; use `@ingot` after a parameter's type"
+    if fn.ret is not None and ann.start >= fn.ret.span.start_offset:
+        return None, "`@ingot` after the return type: put it after a parameter's type, or use `@@ingot(...)` in the body"
     param = _last_before([(p.span.start_offset, p.name) for p in fn.params], ann.start)
     if param is None:
         return None, "`@ingot` before the parameters: put it after a parameter's type"

@@ -244,6 +244,9 @@ class Resolver:
         if isinstance(t, A.LiteralType):
             return Lit(t.value)
         if isinstance(t, A.FunctionType):
+            if t.throws is None and not self.allow_any:
+                self.error(Code.FN_TYPE_THROWS, "function type must declare an explicit `throws` clause; "
+                           "add `throws never` if calling it cannot throw", t.span)
             return FuncT(tuple(self.resolve_type(p) for p in t.params), self.resolve_type(t.ret))
         raise AssertionError(t)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ingot.runtime.builtins import MUTATES
 from ingot.runtime.values import INT_MIN, Instance
-from ingot.symbolic.expr import Expr, Op, Sort
+from ingot.symbolic.expr import Expr, Op, Sort, caseless_value
 from ingot.symbolic.shadow import Opt, Shadow
 
 if TYPE_CHECKING:
@@ -84,6 +84,47 @@ def _identity(t: TrackedVM, frame: Frame, fn: Callable[..., Any], args: list[Any
     result = fn(*args)
     e = t.scalar(shadows[0], args[0])
     return result, (e if e is not None and e.sort is Sort.STRING and isinstance(result, str) else None)
+
+
+def _case_change(case: str) -> Model:
+    """`s.to_lower_case()`: on a string without upper-case letters it is `s` itself.
+
+    The run assumes so (a CONCRETIZE-kind entry the explorer may negate); a string
+    that has such letters is fixed to its value instead.
+    """
+    def model(t: TrackedVM, frame: Frame, fn: Callable[..., Any], args: list[Any],
+              shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        result = fn(*args)
+        e = t.scalar(shadows[0], args[0])
+        if e is None:
+            return result, None
+        x = t.x
+        stable = x.caseless(e, case)
+        if result != args[0] or not caseless_value(args[0], case):
+            t.concretize(frame, shadows[0], args[0])
+            return result, None
+        t.assume(frame, stable)
+        return result, e
+    return model
+
+
+def _trim(t: TrackedVM, frame: Frame, fn: Callable[..., Any], args: list[Any],
+          shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    """`s.trim()`: on a string without surrounding whitespace it is `s` itself (assumed, as above)."""
+    result = fn(*args)
+    e = t.scalar(shadows[0], args[0])
+    if e is None:
+        return result, None
+    if result != args[0]:
+        t.concretize(frame, shadows[0], args[0])
+        return result, None
+    x = t.x
+    edges = []
+    for ws in (" ", "\t", "\n", "\r"):
+        edges.append(x.not_(x.str_pred(Op.PREFIX, e, x.const(ws))))
+        edges.append(x.not_(x.str_pred(Op.SUFFIX, e, x.const(ws))))
+    t.assume(frame, x.and_(*edges))
+    return result, e
 
 
 def _array_length(t: TrackedVM, frame: Frame, fn: Callable[..., Any], args: list[Any],
@@ -186,6 +227,9 @@ MODELS: dict[str, Model] = {
     "string.starts_with": _str_pred(Op.PREFIX),
     "string.ends_with": _str_pred(Op.SUFFIX),
     "string.add": _concat,
+    "string.to_lower_case": _case_change("upper"),
+    "string.to_upper_case": _case_change("lower"),
+    "string.trim": _trim,
     "string.to_string": _identity,
     "string.from": _identity,
     "array.length": _array_length,

@@ -56,6 +56,7 @@ class Op(Enum):
     CONTAINS = "contains"
     PREFIX = "starts_with"
     SUFFIX = "ends_with"
+    CASELESS = "caseless"  # ASCII only, no letters of the case named by the value ("upper"/"lower")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -68,7 +69,7 @@ class Expr:
     value: Any  # the constant for CONST, the name for VAR, else None
     id: int
     vars: frozenset[str]
-    size: int
+    depth: int  # longest path to a leaf; the tracker concretizes past a limit
 
     def __bool__(self) -> bool:
         raise TypeError("a symbolic expression has no truth value; compare it through the Interner")
@@ -110,15 +111,14 @@ class Interner:
 
     table: dict[tuple[Any, ...], Expr] = field(default_factory=dict)
     counter: itertools.count = field(default_factory=itertools.count)
-    max_size: int = 4000
 
     def _node(self, op: Op, sort: Sort, args: tuple[Expr, ...], value: Any = None) -> Expr:
-        key = (op, sort, tuple(a.id for a in args), value if op in (Op.CONST, Op.VAR) else None,
+        key = (op, sort, tuple(a.id for a in args), value if op in (Op.CONST, Op.VAR, Op.CASELESS) else None,
                type(value) if op is Op.CONST else None)
         node = self.table.get(key)
         if node is None:
             vs: frozenset[str] = frozenset((value,)) if op is Op.VAR else frozenset().union(*(a.vars for a in args))
-            node = Expr(op, sort, args, value, next(self.counter), vs, 1 + sum(a.size for a in args))
+            node = Expr(op, sort, args, value, next(self.counter), vs, 1 + max((a.depth for a in args), default=0))
             self.table[key] = node
         return node
 
@@ -282,6 +282,18 @@ class Interner:
         return self._node(op, Sort.BOOL, (s, part))
 
 
+    def caseless(self, s: Expr, case: str) -> Expr:
+        """`s` is ASCII without `case` letters, so lowering (or raising) it changes nothing."""
+        if s.is_const:
+            return self.const(caseless_value(s.value, case), Sort.BOOL)
+        return self._node(Op.CASELESS, Sort.BOOL, (s,), case)
+
+
+def caseless_value(s: str, case: str) -> bool:
+    bad = str.isupper if case == "upper" else str.islower
+    return all(ord(c) < 128 and not bad(c) for c in s)
+
+
 def sort_of(value: Any) -> Sort:
     if isinstance(value, bool):
         return Sort.BOOL
@@ -332,55 +344,75 @@ def evaluate(e: Expr, env: dict[str, Any], memo: dict[int, Any] | None = None) -
     """The value of `e` under an assignment of its variables (BAML semantics)."""
     if memo is None:
         memo = {}
-    if e.id in memo:
-        return memo[e.id]
+    for node in post_order(e, memo):
+        memo[node.id] = _eval_node(node, env, [memo[a.id] for a in node.args])
+    return memo[e.id]
+
+
+def post_order(root: Expr, done: dict[int, Any]) -> list[Expr]:
+    """Nodes under `root` not yet in `done`, children before parents (no recursion: paths can be deep)."""
+    order: list[Expr] = []
+    seen: set[int] = set()
+    stack: list[tuple[Expr, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node.id in done or (node.id in seen and not expanded):
+            continue
+        if expanded:
+            order.append(node)
+            continue
+        seen.add(node.id)
+        stack.append((node, True))
+        stack.extend((a, False) for a in node.args if a.id not in done and a.id not in seen)
+    return order
+
+
+def _eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901 - one row per op
     op = e.op
     if op is Op.CONST:
-        r = e.value
-    elif op is Op.VAR:
-        r = env[e.value]
-    else:
-        a = [evaluate(x, env, memo) for x in e.args]
-        if op is Op.ADD:
-            r = a[0] + a[1]
-        elif op is Op.SUB:
-            r = a[0] - a[1]
-        elif op is Op.MUL:
-            r = a[0] * a[1]
-        elif op is Op.DIV:
-            r = (a[0] / a[1] if a[1] else float("nan")) if e.sort is Sort.FLOAT else \
-                (_trunc_div(a[0], a[1]) if a[1] else 0)
-        elif op is Op.MOD:
-            r = _trunc_mod(a[0], a[1]) if a[1] else 0
-        elif op is Op.NEG:
-            r = -a[0]
-        elif op is Op.TO_FLOAT:
-            r = float(a[0])
-        elif op is Op.EQ:
-            r = a[0] == a[1]
-        elif op is Op.LT:
-            r = a[0] < a[1]
-        elif op is Op.LE:
-            r = a[0] <= a[1]
-        elif op is Op.AND:
-            r = all(a)
-        elif op is Op.OR:
-            r = any(a)
-        elif op is Op.NOT:
-            r = not a[0]
-        elif op is Op.ITE:
-            r = a[1] if a[0] else a[2]
-        elif op is Op.CONCAT:
-            r = a[0] + a[1]
-        elif op is Op.LENGTH:
-            r = len(a[0])
-        elif op is Op.CONTAINS:
-            r = a[1] in a[0]
-        elif op is Op.PREFIX:
-            r = a[0].startswith(a[1])
-        elif op is Op.SUFFIX:
-            r = a[0].endswith(a[1])
-        else:
-            raise AssertionError(op)
-    memo[e.id] = r
-    return r
+        return e.value
+    if op is Op.VAR:
+        return env[e.value]
+    if op is Op.ADD:
+        return a[0] + a[1]
+    if op is Op.SUB:
+        return a[0] - a[1]
+    if op is Op.MUL:
+        return a[0] * a[1]
+    if op is Op.DIV:
+        if e.sort is Sort.FLOAT:
+            return a[0] / a[1] if a[1] else float("nan")
+        return _trunc_div(a[0], a[1]) if a[1] else 0
+    if op is Op.MOD:
+        return _trunc_mod(a[0], a[1]) if a[1] else 0
+    if op is Op.NEG:
+        return -a[0]
+    if op is Op.TO_FLOAT:
+        return float(a[0])
+    if op is Op.EQ:
+        return a[0] == a[1]
+    if op is Op.LT:
+        return a[0] < a[1]
+    if op is Op.LE:
+        return a[0] <= a[1]
+    if op is Op.AND:
+        return all(a)
+    if op is Op.OR:
+        return any(a)
+    if op is Op.NOT:
+        return not a[0]
+    if op is Op.ITE:
+        return a[1] if a[0] else a[2]
+    if op is Op.CONCAT:
+        return a[0] + a[1]
+    if op is Op.LENGTH:
+        return len(a[0])
+    if op is Op.CONTAINS:
+        return a[1] in a[0]
+    if op is Op.PREFIX:
+        return a[0].startswith(a[1])
+    if op is Op.SUFFIX:
+        return a[0].endswith(a[1])
+    if op is Op.CASELESS:
+        return caseless_value(a[0], e.value)
+    raise AssertionError(op)

@@ -21,7 +21,7 @@ from typing import Any
 
 import z3
 
-from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate
+from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
 
 
 @dataclass
@@ -71,8 +71,11 @@ class Solver:
 
     def to_z3(self, e: Expr) -> z3.ExprRef:
         memo = self._memo
-        if e.id in memo:
-            return memo[e.id]
+        for node in post_order(e, memo):
+            memo[node.id] = self._translate(node, [memo[a.id] for a in node.args])
+        return memo[e.id]
+
+    def _translate(self, e: Expr, a: list[z3.ExprRef]) -> z3.ExprRef:  # noqa: C901 - one row per op
         ctx = self.ctx
         op = e.op
         if op is Op.CONST:
@@ -80,7 +83,6 @@ class Solver:
         elif op is Op.VAR:
             r = self.var(e.value, e.sort)
         else:
-            a = [self.to_z3(x) for x in e.args]
             if op is Op.ADD:
                 r = a[0] + a[1]
             elif op is Op.SUB:
@@ -119,9 +121,13 @@ class Solver:
                 r = z3.PrefixOf(a[1], a[0])
             elif op is Op.SUFFIX:
                 r = z3.SuffixOf(a[1], a[0])
+            elif op is Op.CASELESS:
+                low, high = ("A", "Z") if e.value == "upper" else ("a", "z")
+                allowed = z3.Union(z3.Range(chr(0), chr(ord(low) - 1), ctx=ctx),
+                                   z3.Range(chr(ord(high) + 1), chr(127), ctx=ctx))
+                r = z3.InRe(a[0], z3.Star(allowed))
             else:
                 raise AssertionError(op)
-        memo[e.id] = r
         return r
 
     def domain(self, name: str, sort: Sort) -> list[z3.BoolRef]:
@@ -147,7 +153,9 @@ class Solver:
         for model in self._recent:
             if _satisfies(query, model):
                 self.stats.model_reuse += 1
-                result = Result("sat", dict(model))
+                # Only the query's variables: the others keep the parent's values.
+                names = set().union(*(c.vars for c in query))
+                result = Result("sat", {k: v for k, v in model.items() if k in names})
                 self._cache[key] = result
                 return self._count(result)
         result = self._call_z3(query)

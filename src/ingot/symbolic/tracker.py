@@ -134,6 +134,14 @@ class TrackedVM(VM):
                 self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", observed,
                             (Alternative(x.not_(observed), None, "concretize"),), frame.ctx)
 
+    def assume(self, frame: Frame, cond: Expr) -> None:
+        """Keep a modelling assumption that holds on this run on the path (negatable, like a concretization)."""
+        if cond.is_const:
+            return
+        self.trace.concretized += 1
+        self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", cond,
+                    (Alternative(self.x.not_(cond), None, "assumption"),), frame.ctx)
+
     def scalar_parts(self, shadow: Shadow, value: Any) -> list[tuple[Expr, Any]]:
         if shadow is None:
             return []
@@ -433,15 +441,23 @@ class TrackedVM(VM):
             return x.not_(sa.present)
         if isinstance(sb, Opt) and a is None and sa is None:
             return x.not_(sb.present)
-        if isinstance(sa, Opt) and a is None or isinstance(sb, Opt) and b is None:
+        if isinstance(sa, Opt) and b is not None or isinstance(sb, Opt) and a is not None:
+            # An optional compared with a value: equal only if present and the payload matches
+            # (the same condition whether this run's value is present or not).
+            opt, other, other_value = (sa, sb, b) if isinstance(sa, Opt) and b is not None else (sb, sa, a)
+            assert isinstance(opt, Opt)
+            rhs = self.lift(other, other_value)
+            if isinstance(opt.payload, Expr) and rhs is not None and rhs.sort is opt.payload.sort:
+                return x.and_(opt.present, x.eq(opt.payload, rhs))
             self.concretize(frame, sa, a)
             self.concretize(frame, sb, b)
             return None
         if isinstance(a, Variant) or isinstance(b, Variant):
             if isinstance(a, Variant) and isinstance(b, Variant) and a.enum is b.enum:
-                ta = self.scalar(sa, a) or x.const(a.index, Sort.INT)
-                tb = self.scalar(sb, b) or x.const(b.index, Sort.INT)
-                return x.eq(ta, tb)
+                ta = self.scalar(sa, a)
+                tb = self.scalar(sb, b)
+                return x.eq(ta if ta is not None else x.const(a.index, Sort.INT),
+                            tb if tb is not None else x.const(b.index, Sort.INT))
             return None  # different types are never equal
         ea, eb = self.lift(sa, a), self.lift(sb, b)
         if ea is None or eb is None:
@@ -669,7 +685,11 @@ class TrackedVM(VM):
             self.check(frame, "IndexOutOfBounds", safe, -len(base) <= index < len(base))
             if sindex is not None:
                 self.concretize(frame, sindex, index)  # which element is read depends on the index
-        elif sindex is not None:
+        elif sindex is not None and isinstance(base, dict):
+            key = self.scalar(sindex, index)
+            if key is not None and type(index) in (str, int) and not isinstance(index, bool):
+                present = [x.eq(key, x.const(k)) for k in base if type(k) is type(index)]
+                self.check(frame, "MapKeyNotFound", x.or_(*present), index in base)
             self.concretize(frame, sindex, index)
 
     def type_test_shadow(self, frame: Frame, test: Callable[[Any], bool], value: Any, shadow: Shadow,

@@ -68,6 +68,7 @@ class FunctionType:
     params: list[TypeExpr]
     ret: TypeExpr
     span: Span
+    throws: TypeExpr | None = None  # required by the engine (`throws never`)
 
 
 TypeExpr = Union[NamedType, OptionalType, UnionType, ArrayType, MapType, LiteralType, FunctionType]

@@ -34,6 +34,9 @@ class Code(StrEnum):
     UNREACHABLE_ARM = "E0063"
     REMOVED_FEATURE = "E0098"
     INT_RANGE = "E0150"
+    FN_TYPE_THROWS = "E0151"
+    INT_TOO_LARGE = "E0152"
+    RESERVED_NAME = "E0176"
     ANNOTATION_NEEDED = "E0155"
     BAD_ANNOTATION = "I0001"  # an @ingot(...) annotation ingot cannot read
     UNSUPPORTED = "I0002"  # valid BAML that ingot does not support yet

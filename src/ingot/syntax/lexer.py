@@ -93,7 +93,9 @@ class Lexer:
         while True:
             newline, doc = self._skip_trivia(newline, doc)
             if self.pos >= end:
-                self.tokens.append(Token(T.EOF, "", end, end, True))
+                # Like the engine, "found `EOF`" points just after the last token.
+                at = self.tokens[-1].end if self.tokens else self.pos
+                self.tokens.append(Token(T.EOF, "", at, at, True))
                 return self.tokens
             if doc:
                 self.doc_comments[len(self.tokens)] = "\n".join(doc)
@@ -156,7 +158,7 @@ class Lexer:
             q = p
             while q < end and (text[q].isalnum() or text[q] == "_"):
                 q += 1
-            raise self._error(start, q, f"invalid identifier `{text[start:q]}`",
+            raise self._error(p, p + 1, f"invalid identifier `{text[start:q]}`",
                               primary="identifiers may contain only ASCII letters, digits and `_`")
         self.pos = p
         return Token(T.IDENT, text[start:p], start, p, newline)

@@ -39,8 +39,11 @@ class ParseError(Exception):
 
 
 def describe(tok: Token) -> str:
+    """A token as the engine's messages show it: `EOF`, `';'`, `foo`."""
     if tok.kind is T.EOF:
         return "EOF"
+    if tok.kind is T.PUNCT:
+        return f"'{tok.text}'"
     return tok.text
 
 
@@ -433,10 +436,11 @@ class Parser:
             self.expect(")")
             if self.eat("->"):
                 ret = self.parse_type()
+                throws = None
                 if self.at("throws"):
                     self.advance()
-                    self.parse_type()
-                return A.FunctionType(inner, ret, self.span(t.start))
+                    throws = self.parse_type()
+                return A.FunctionType(inner, ret, self.span(t.start), throws)
             if len(inner) != 1:
                 raise self.error("unexpected token", primary="expected `->` after a parameter list")
             return inner[0]
@@ -663,7 +667,9 @@ class Parser:
                 return type(operand)(-operand.value, self.span(t.start))  # type: ignore[arg-type]
             return A.Unary(t.text, operand, self.span(t.start))
         if t.kind is T.PUNCT and t.text == "+":
-            raise self.error("unexpected token", primary="there is no unary `+`")
+            self.advance()
+            self.parse_unary(no_class_lit)  # an error here (`i++;`) is the one the engine reports
+            raise self.error("unexpected token", t, primary="there is no unary `+`")
         return self.parse_postfix(self.parse_primary(no_class_lit))
 
     def parse_postfix(self, expr: A.Expr) -> A.Expr:
@@ -752,7 +758,7 @@ class Parser:
                 return self.parse_block()
             if t.text == "." and self.peek().kind is T.INT:
                 raise self.error("unexpected token", primary="a float literal needs a digit before `.`")
-            raise self.error("unexpected token", primary=f"expected an expression, found `{describe(t)}`")
+            raise self.error("unexpected token", primary=f"expected `expression`, found `{describe(t)}`")
         if k is T.IDENT:
             text = t.text
             if text == "true" or text == "false":
@@ -776,7 +782,7 @@ class Parser:
             if not no_class_lit and self.at("{") and self.looks_like_class_lit():
                 return self.parse_class_lit(t)
             return A.Name(text, self.span(t.start, t.end))
-        raise self.error("unexpected token", primary=f"expected an expression, found `{describe(t)}`")
+        raise self.error("unexpected token", primary=f"expected `expression`, found `{describe(t)}`")
 
     def looks_like_lambda(self) -> bool:
         depth, j = 0, self.i

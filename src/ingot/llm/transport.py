@@ -1,0 +1,51 @@
+"""Sending one request over HTTP (httpx), with the engine's timeouts and error classes."""
+
+from __future__ import annotations
+
+import httpx
+
+from ingot.llm.errors import LlmFailure, timeout
+from ingot.llm.request import HttpRequest, classify_http
+
+# The engine's defaults for one request attempt: 5 minutes in total, 10 seconds to connect.
+DEFAULT_TIMEOUT = httpx.Timeout(300.0, connect=10.0)
+
+
+class Transport:
+    """Sends requests; returns `(status, body)` for a 2xx reply, raises `LlmFailure` otherwise."""
+
+    def __init__(self, client: httpx.Client | None = None, timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> None:
+        self._client = client
+        self._timeout = timeout
+
+    @property
+    def client(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=self._timeout, follow_redirects=False)
+        return self._client
+
+    def send(self, req: HttpRequest, provider: str) -> tuple[int, str]:
+        try:
+            resp = self.client.request(req.method, req.url, headers=req.headers, content=req.body.encode("utf-8"))
+        except httpx.TimeoutException as e:
+            raise timeout(f"the request to {_redact(req.url)} timed out: {type(e).__name__}") from None
+        except httpx.HTTPError as e:
+            raise LlmFailure("NetworkFailure", provider=provider, status_code=None, raw_body=None,
+                             detail=f"transport failed before a response arrived: {type(e).__name__}: {e}") from None
+        try:
+            text = resp.text
+        except httpx.HTTPError:
+            raise LlmFailure("NetworkFailure", provider=provider, status_code=None, raw_body=None,
+                             detail="the response body could not be read completely") from None
+        if not 200 <= resp.status_code < 300:
+            raise classify_http(provider, resp.status_code, text, dict(resp.headers))
+        return resp.status_code, text
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+
+def _redact(url: str) -> str:
+    return url.split("?", 1)[0]

@@ -1,0 +1,72 @@
+"""Which clients load: OpenAI-compatible ones do; other providers get a clear diagnostic at load time."""
+
+from __future__ import annotations
+
+import pytest
+
+import ingot
+from ingot.llm import validate_clients
+from ingot.syntax.diagnostics import Code
+
+
+def diagnostics(source: str) -> list[tuple[str, str]]:
+    program = ingot.load(source)
+    view = program.view
+    uses = {f.name: view.client_of(f.name) for f in view.functions() if f.is_llm}
+    return [(d.code.value, d.message)
+            for d in validate_clients(view.clients().values(), {k: v for k, v in uses.items() if v})]
+
+
+def llm_fn(client: str) -> str:
+    return f"function F(q: string) -> string {{\n  client: {client}\n  prompt: `${{q}}`\n}}\n"
+
+
+@pytest.mark.parametrize("decl", [
+    'openai.ChatClient.new(model = "gpt-4o-mini", api_key = env.KEY, base_url = "http://127.0.0.1:1/v1")',
+    'openai.ChatClient.new()',
+    'openai.ResponsesClient.new(model = "gpt-4.1", reasoning_effort = "low")',
+    'openai.GenericClient.new(model = "m", base_url = env.URL)',
+    'openai.OllamaClient.new(model = "llama3")',
+    'openai.OpenRouterClient.new(model = "a/b")',
+    'openai.AzureClient.new(model = "gpt-4o", resource_name = "r", deployment_id = "d")',
+])
+def test_openai_compatible_clients_load(decl: str) -> None:
+    assert diagnostics(f"client C = {decl}\n" + llm_fn("C")) == []
+
+
+@pytest.mark.parametrize("short", ["openai/gpt-4o-mini", "openai-chat/gpt-4o", "ollama/llama3", "openrouter/a/b"])
+def test_supported_shorthands_load(short: str) -> None:
+    assert diagnostics(llm_fn(f'"{short}"')) == []
+
+
+@pytest.mark.parametrize("decl", ['anthropic.Client.new(model = "claude-sonnet-4")',
+                                  'google.GeminiClient.new(model = "gemini-2.5-pro")',
+                                  'aws.BedrockClient.new(model = "x")'])
+def test_other_providers_are_not_supported_yet(decl: str) -> None:
+    [(code, message)] = diagnostics(f"client C = {decl}\n" + llm_fn("C"))
+    assert code == Code.UNSUPPORTED.value
+    assert "not supported yet" in message
+
+
+def test_engine_only_shorthand_is_not_supported_yet() -> None:
+    [(code, message)] = diagnostics(llm_fn('"anthropic/claude-sonnet-4"'))
+    assert code == Code.UNSUPPORTED.value and "not supported yet" in message
+
+
+def test_unknown_shorthand_is_rejected_like_the_engine() -> None:
+    # the engine: `no builtin provider for prefix "foo"; construct a client value instead ...`
+    [(code, message)] = diagnostics(llm_fn('"foo/bar"'))
+    assert code == "E0010"
+    assert message.startswith('LLM function `F` has an unusable `client`: no builtin provider for prefix "foo"')
+
+
+def test_unknown_option_is_reported() -> None:
+    [(code, message)] = diagnostics('client C = openai.ChatClient.new(model = "m", temprature = 1.0)\n'
+                                       + llm_fn("C"))
+    assert code == Code.BAD_ARGUMENTS.value and "temprature" in message
+
+
+def test_structured_output_is_not_supported_yet() -> None:
+    [(code, _)] = diagnostics('client C = openai.ChatClient.new(model = "m", structured_output = true)\n'
+                                 + llm_fn("C"))
+    assert code == Code.UNSUPPORTED.value
