@@ -11,19 +11,18 @@ from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
 from ingot.compiler import Compiled, compile_source
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
+from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
 from ingot.runtime.errors import BamlError
 
 
-class Replies(tuple):  # type: ignore[type-arg]
-    """Mock replies for an LLM function, one per call, in call order: `ingot.replies(a, b)`."""
-
-    __slots__ = ()
-
-
 def replies(*values: Any) -> Replies:
-    """Mock several calls of one LLM function: the first call gets the first value, and so on."""
-    return Replies(values)
+    """Mock several calls of one LLM function: the first call gets the first reply, and so on.
+
+    A `str` is a raw model reply (parsed into the return type); wrap a string
+    result in `ingot.llm.Value` to give it as a value. Any other value is the result.
+    """
+    return Replies(*values)
 
 
 class Program:
@@ -70,9 +69,9 @@ class Program:
              llm: Mapping[str, Any] | LlmHandler | None = None, **args: Any) -> Any:
         """Run function `name` with keyword arguments; return plain Python values.
 
-        `llm` mocks LLM functions: `{"Classify": value or raw reply text}` (a list
-        gives one reply per call, in order); LLM functions without a mock call
-        their declared client. Raises `ArgumentError` for bad arguments and
+        `llm` mocks LLM functions: `{"Classify": value or raw reply text}`;
+        `ingot.replies(a, b)` gives one reply per call, in order (a list is a
+        value); LLM functions without a mock call their declared client. Raises `ArgumentError` for bad arguments and
         `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
         uncaught throw escapes.
         """

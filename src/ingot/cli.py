@@ -50,32 +50,17 @@ def parse_json_option(text: str, what: str) -> Any:
 
 
 def parse_mocks(specs: tuple[str, ...], program: Program) -> dict[str, Any]:
-    """`--llm Classify=@reply.json`: a JSON file gives a value; any other text is a raw reply."""
-    mocks: dict[str, Any] = {}
+    """`--llm Classify=@reply.json`, checked against the program's LLM functions."""
+    from ingot.cli_llm import parse_llm_options
+
+    mocks = parse_llm_options(specs)
     llm_functions = {f.name for f in program.view.functions() if f.is_llm}
-    for spec in specs:
-        name, sep, reply = spec.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected FUNC=REPLY, got {spec!r}", param_hint="--llm")
+    for name in mocks:
         if name not in llm_functions:
             known = ", ".join(sorted(llm_functions)) or "none"
             raise click.BadParameter(f"`{name}` is not an LLM function (LLM functions: {known})",
                                      param_hint="--llm")
-        if reply.startswith("@"):
-            path = Path(reply[1:])
-            try:
-                reply = path.read_text(encoding="utf-8")
-            except OSError as e:
-                raise click.BadParameter(f"cannot read {path}: {e.strerror}", param_hint="--llm") from None
-            if path.suffix == ".json":
-                try:
-                    mocks.setdefault(name, []).append(json.loads(reply))
-                    continue
-                except json.JSONDecodeError:
-                    pass
-        mocks.setdefault(name, []).append(reply)
-    # One reply per call in order; a single reply answers every call.
-    return {name: replies[0] if len(replies) == 1 else replies for name, replies in mocks.items()}
+    return mocks
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -127,10 +112,14 @@ def run(file: Path, function: str, args_text: str, as_json: bool, llm_mocks: tup
     if function not in program.functions:
         names = ", ".join(program.functions) or "none"
         fail(f"error: no function `{function}` in {file} (functions: {names})")
+    from ingot.llm import MockError
+
     try:
-        value = program.call(function, max_depth=max_depth, max_steps=max_steps, llm=mocks, **args)
+        value = program.run(function, args, max_depth=max_depth, max_steps=max_steps, llm=mocks)
     except ArgumentError as e:
         fail(f"error: {e}", 2)
+    except MockError as e:
+        fail(f"error: --llm: {e}", 1)
     except BamlError as e:
         if as_json:
             click.echo(to_json_text({"error": {"kind": e.kind, "class": e.qualified_kind,
@@ -246,9 +235,10 @@ def run_explorer(explorer_cls: Any, program: Program, function: str, options: An
 
 def register_commands() -> None:
     """Commands that live in their own modules."""
+    from ingot.cli_llm import prompt_command, test_command
     from ingot.cli_meta import call_command, mcp_command, meta_command
 
-    for command in (meta_command, mcp_command, call_command):
+    for command in (meta_command, mcp_command, call_command, test_command, prompt_command):
         main.add_command(command)
 
 

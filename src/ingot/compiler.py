@@ -72,6 +72,7 @@ def compile_source(text: str, filename: str = "main.baml") -> Compiled:
         raise CompileError(diags)
     typed, items, diags = check_module(module)
     clients, llm_clients, client_diags = collect_clients(module)
+    client_diags += supported_clients(clients, llm_clients)
     meta, meta_diags = attach_annotations(module, annotations)
     diags = diags + client_diags + meta_diags
     if diags:
@@ -87,6 +88,13 @@ def compile_source(text: str, filename: str = "main.baml") -> Compiled:
         mir.functions[name] = fn
     bex = emit_program(mir, items, filename)
     return Compiled(source, module, typed, items, mir, bex, clients, llm_clients, meta)
+
+
+def supported_clients(clients: dict[str, ClientSpec], llm_clients: dict[str, ClientSpec]) -> list[Diagnostic]:
+    """Clients ingot cannot call get a "not supported yet" diagnostic at load time."""
+    from ingot.llm.clients import validate_clients
+
+    return list(validate_clients(clients.values(), llm_clients))
 
 
 def harvest_annotations(source: SourceFile) -> tuple[str, list[Any], list[Diagnostic]]:

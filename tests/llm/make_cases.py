@@ -348,9 +348,7 @@ def plain(value: Any, pydantic: Any) -> Any:
         return [plain(v, pydantic) for v in value]
     if isinstance(value, dict):
         return {k: plain(v, pydantic) for k, v in value.items()}
-    if hasattr(value, "value") and type(value).__module__ != "builtins" and not isinstance(value, bool | int | float | str):
-        return getattr(value, "name", value)
-    return value
+    return value  # enum results arrive as their variant names
 
 
 class env_vars:

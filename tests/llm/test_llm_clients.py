@@ -10,11 +10,15 @@ from ingot.syntax.diagnostics import Code
 
 
 def diagnostics(source: str) -> list[tuple[str, str]]:
-    program = ingot.load(source)
+    """The client diagnostics `ingot.load` reports (none when the program loads)."""
+    try:
+        program = ingot.load(source)
+    except ingot.CompileError as e:
+        return [(d.code.value, d.message) for d in e.diagnostics]
     view = program.view
     uses = {f.name: view.client_of(f.name) for f in view.functions() if f.is_llm}
-    return [(d.code.value, d.message)
-            for d in validate_clients(view.clients().values(), {k: v for k, v in uses.items() if v})]
+    assert validate_clients(view.clients().values(), {k: v for k, v in uses.items() if v}) == []
+    return []
 
 
 def llm_fn(client: str) -> str:

@@ -58,33 +58,37 @@ def _prompt(request: dict[str, Any]) -> str:
     return request["body"]["messages"][0]["content"][0]["text"]
 
 
-@pytest.fixture(scope="module")
-def models() -> Models:
-    return Models(StubView())  # type: ignore[arg-type]
+def _by_function() -> list[Any]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for case in CASES["cases"]:
+        groups.setdefault(case["function"], []).append(case)
+    return [pytest.param(cases, id=name) for name, cases in groups.items()]
 
 
-@pytest.mark.parametrize("case", [pytest.param(c, id=f"{i}-{c['function']}") for i, c in enumerate(CASES["cases"])])
-def test_wrapper_matches_engine(case: dict[str, Any], models: Models, llm_server: Any) -> None:
-    delays: list[float] = []
-    llm_server.reset(case["replies"])
-    model = models.for_function(case["function"])
-    if isinstance(model, RetryModel):
-        model.sleep = delays.append
-    conv = Conversation(_prompt(case["requests"][0]))
-    try:
-        turn = model.invoke(conv)
-        outcome: dict[str, Any] = {"expect": int(turn.text or "0")}
-    except LlmFailure as f:
-        outcome = {"error": {"class": f"ai.errors.{f.kind}", "fields": f.fields}}
-    assert [r["body"] for r in llm_server.requests] == [r["body"] for r in case["requests"]]
-    assert [r["path"] for r in llm_server.requests] == [r["path"] for r in case["requests"]]
-    if "expect" in case:
-        assert outcome == {"expect": case["expect"]}
-    else:
-        assert outcome["error"]["class"] == case["error"]["class"]
-        assert outcome["error"]["fields"] == case["error"]["fields"]
-    if case["function"] == "Retried" and "expect" in case:
-        assert delays == [0.25, 0.5]  # the engine's backoff: 250 ms, doubling
+@pytest.mark.parametrize("cases", _by_function())
+def test_wrapper_matches_engine(cases: list[dict[str, Any]], llm_server: Any) -> None:
+    """One program's calls in order (a round-robin keeps rotating across them)."""
+    models = Models(StubView())  # type: ignore[arg-type]
+    for case in cases:
+        delays: list[float] = []
+        llm_server.reset(case["replies"])
+        model = models.for_function(case["function"])
+        if isinstance(model, RetryModel):
+            model.sleep = delays.append
+        try:
+            turn = model.invoke(Conversation(_prompt(case["requests"][0])))
+            outcome: dict[str, Any] = {"expect": int(turn.text or "0")}
+        except LlmFailure as f:
+            outcome = {"error": {"class": f"ai.errors.{f.kind}", "fields": f.fields}}
+        assert [r["body"] for r in llm_server.requests] == [r["body"] for r in case["requests"]]
+        assert [r["path"] for r in llm_server.requests] == [r["path"] for r in case["requests"]]
+        if "expect" in case:
+            assert outcome == {"expect": case["expect"]}
+        else:
+            assert outcome["error"]["class"] == case["error"]["class"]
+            assert outcome["error"]["fields"] == case["error"]["fields"]
+        if case["function"] == "Retried" and "expect" in case:
+            assert delays == [0.25, 0.5]  # the engine's backoff: 250 ms, doubling
 
 
 def test_retry_honours_retry_after(llm_server: Any) -> None:

@@ -116,7 +116,7 @@ def test_option_names() -> None:
 
 def test_optional_bools_aliases_and_literal_choices() -> None:
     program = ingot.load('type Id = string\nfunction F(on: bool?, id: Id, mode: "fast" | "slow", n: int[]?) -> string {\n'
-                         '  `${on}/${id}/${mode}/${n}`\n}')
+                         '  `${string.from(on)}/${id}/${mode}/${string.from(n)}`\n}')
     cmd = build_command(program, "F")
     runner = CliRunner()
     res = runner.invoke(cmd, ["--id", "k", "--mode", "fast"], prog_name="F")

@@ -37,7 +37,7 @@ function Unions(u: int | string, v: Point | int[]) -> int { 1 }
 function Lists(xs: int[][], ps: Point[]) -> Point[] { ps }
 function Maps(m: map<string, float>, e: map<Color, int>) -> map<string, Point> { {} }
 function Named(p: Point, c: Color, n: Node, t: Tree, id: Id) -> Tree { t }
-function Takes(f: (int) -> int) -> int { f(1) }
+function Takes(f: (int) -> int throws never) -> int { f(1) }
 """
 
 

@@ -222,6 +222,12 @@ mut("map.get_or_insert", "m: map<string, int>, k: string, v: int", "get_or_inser
 for key in ["abs", "isqrt", "leading_zeros", "leading_ones", "trailing_zeros", "trailing_ones",
             "count_ones", "count_zeros", "to_string"]:  # fmt: skip
     case(f"int.{key}", "a: int", f"a.{key}()", [(a,) for a in INTS])
+case("int.cmp", "a: int, b: int", "a.cmp(b)", [(1, 2), (2, 2), (3, -1), (INT_MIN, INT_MAX)])
+case("float.cmp", "a: float, b: float", "a.cmp(b)",
+     [(1.5, 2.0), (2.0, 2.0), (float("nan"), 1.0), (1.0, float("nan")), (float("nan"), float("nan")),
+      (-0.0, 0.0), (float("inf"), 1e308)])
+case("string.cmp", "a: string, b: string", "a.cmp(b)", [("a", "b"), ("b", "a"), ("x", "x"), ("", "a"), ("\u00e9", "z")])
+case("bool.cmp", "a: bool, b: bool", "a.cmp(b)", [(True, False), (False, True), (True, True)])
 case("int.pow", "a: int, e: int", "a.pow(e)",
      product([0, 1, -1, 2, -2, 3, -3, 10, 2**31, INT_MAX, INT_MIN],
              [INT_MIN, -1, 0, 1, 2, 3, 31, 32, 61, 62, 63, 64, 100, INT_MAX]))  # fmt: skip

@@ -34,7 +34,7 @@ from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import Opt, Shadow, Tagged
 
 DEFAULTS = {Sort.INT: 0, Sort.FLOAT: 0.0, Sort.BOOL: False, Sort.STRING: ""}
-MAX_DEPTH = 6
+MAX_DEPTH = 16  # nesting (containers, unions, aliases) past which inputs stay empty
 
 
 class UnsupportedInput(Exception):
@@ -73,6 +73,8 @@ class InputBuilder:
         value = self.assignment.get(name, DEFAULTS[sort])
         if sort is Sort.INT:
             value = max(INT_MIN, min(INT_MAX, int(value)))
+        elif sort is Sort.FLOAT:
+            value = float(value)
         self.used[name] = value
         return value, v
 
@@ -189,6 +191,9 @@ def assignment_for(view: ProgramView, ty: Ty, name: str, value: Any, out: dict[s
         cls = next(c for c in view.classes() if c.name == ty.name)
         for f in cls.fields:
             assignment_for(view, f.ty, f"{name}.{f.name}", value.get(f.name), out, depth + 1)
+    elif isinstance(ty, MapT):
+        if value:
+            raise UnsupportedInput(f"`{name}`: map inputs are generated empty")
     elif isinstance(ty, ListT):
         out[f"{name}.$len"] = len(value)
         for i, item in enumerate(value):

@@ -188,6 +188,7 @@ import pathlib
 import pytest
 
 import ingot
+from ingot.llm import Value
 
 PROGRAM = pathlib.Path(__file__).parent / {rel!r}
 CASES = json.loads(r"""{cases}""")
@@ -201,7 +202,8 @@ def program():
 @pytest.mark.parametrize("case", CASES, ids=[f"case{{i + 1}}" for i in range(len(CASES))])
 def test_case(program, case):
     outcome = case["outcome"]
-    mocks = {{name: ingot.replies(*values) for name, values in case["mocks"].items()}}
+    # The explorer recorded results, not raw replies: give them as values.
+    mocks = {{name: ingot.replies(*(Value(v) for v in values)) for name, values in case["mocks"].items()}}
     if "error" in outcome:
         with pytest.raises(ingot.BamlError) as raised:
             program.call({function!r}, llm=mocks, **case["args"])

@@ -2,9 +2,8 @@
 
 Each class has the engine's fields in the engine's order (`InvalidRequest {
 provider, status_code, detail, raw_body }`, ...), so a BAML `catch` arm
-reads the same fields on ingot as on the engine. `ingot.runtime.errors.ERRORS`
-is used when it declares the class with these fields; otherwise the class is
-made here under the same qualified name (type tests compare names).
+reads the same fields on ingot as on the engine. The classes are declared in
+`ingot.runtime.errors.ERRORS`; this module raises them.
 """
 
 from __future__ import annotations
@@ -14,36 +13,13 @@ from typing import Any
 from ingot.runtime.errors import ERRORS, BamlRaise
 from ingot.runtime.values import ClassInfo
 
-# name -> fields, as `baml_bridge==0.23.0` declares them
-AI_ERRORS: dict[str, tuple[str, ...]] = {
-    "InvalidRequest": ("provider", "status_code", "detail", "raw_body"),
-    "NetworkFailure": ("provider", "detail", "status_code", "raw_body"),
-    "RateLimited": ("provider", "retry_after_ms", "status_code", "raw_body"),
-    "ParseFailed": ("provider", "raw_output", "message"),
-    "InvalidResponse": ("provider", "message", "raw_body", "status_code"),
-    "ProviderError": ("provider", "message", "error_type", "error_code", "raw_body", "status_code"),
-    "FinishReasonError": ("provider", "finish_reason", "raw_output"),
-    "Refused": ("provider", "reason", "raw_body"),
-    "PromptRenderError": ("message", "cause"),
-}
-
-_LOCAL: dict[str, ClassInfo] = {}
-
 
 def error_class(kind: str) -> ClassInfo:
-    """The `ai.errors.<kind>` class (`baml.errors.Timeout` for `kind="Timeout"`)."""
-    if kind == "Timeout":  # the engine raises the stdlib's timeout, not an ai.errors class
-        known = ERRORS.get("Timeout")
-        if known is not None and known.name == "baml.errors.Timeout":
-            return known
-        return _LOCAL.setdefault("Timeout", ClassInfo("baml.errors.Timeout", ("message",)))
-    fields = AI_ERRORS[kind]
-    known = ERRORS.get(kind)
-    if known is not None and known.name == f"ai.errors.{kind}" and set(fields) <= set(known.field_names):
-        return known
-    if kind not in _LOCAL:
-        _LOCAL[kind] = ClassInfo(f"ai.errors.{kind}", fields)
-    return _LOCAL[kind]
+    """The `ai.errors.<kind>` class (`baml.errors.Timeout` for `kind="Timeout"`: the engine
+    raises the standard library's timeout, not an ai.errors class)."""
+    if kind == "Timeout":
+        return ERRORS["baml.errors.Timeout"]
+    return ERRORS[f"ai.errors.{kind}"]
 
 
 def ai_error(kind: str, **fields: Any) -> BamlRaise:
@@ -72,4 +48,4 @@ def timeout(message: str) -> LlmFailure:
     return LlmFailure("Timeout", message=message)
 
 
-__all__ = ["AI_ERRORS", "LlmFailure", "ai_error", "error_class", "timeout"]
+__all__ = ["LlmFailure", "ai_error", "error_class", "timeout"]

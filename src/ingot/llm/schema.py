@@ -110,30 +110,17 @@ class Schema:
 
     @classmethod
     def from_view(cls, view: ProgramView) -> Schema:
-        items = getattr(view, "_items", None)
+        """The schema of a compiled program, read through the MIR extension interface."""
         classes = []
         for c in view.classes():
-            decl = _class_decl(items, c.name)
-            fields = []
-            for f in c.fields:
-                fdecl = _field_decl(decl, f.name)
-                fields.append(Field(f.name, f.ty, f.alias or _attr(fdecl, "alias"),
-                                    join_docs([f.description or _attr(fdecl, "description"), f.doc]),
-                                    _attr(fdecl, "skip") is not None or bool(getattr(f, "skip", False))))
-            classes.append(Class(c.name, tuple(fields), getattr(c, "alias", None) or _attr(decl, "alias"),
-                                 join_docs([c.description or _attr(decl, "description"), c.doc])))
+            fields = tuple(Field(f.name, f.ty, f.alias, join_docs([f.description, f.doc]), f.skip)
+                           for f in c.fields)
+            classes.append(Class(c.name, fields, c.alias, join_docs([c.description, c.doc])))
         enums = []
         for e in view.enums():
-            decl = items.enums.get(e.name) if items is not None else None
-            variants = []
-            for v in e.variants:
-                vdecl = _variant_decl(decl, v)
-                doc = getattr(vdecl, "doc", None)
-                variants.append(Variant(v, _attr(vdecl, "alias"),
-                                        _variant_description(_attr(vdecl, "description"), doc),
-                                        _attr(vdecl, "skip") is not None))
-            enums.append(Enum(e.name, tuple(variants), _attr(decl, "alias"),
-                              join_docs([_attr(decl, "description"), e.doc])))
+            variants = tuple(Variant(m.name, m.alias, _variant_description(m.description, m.doc), m.skip)
+                             for m in e.members)
+            enums.append(Enum(e.name, variants, e.alias, join_docs([e.description, e.doc])))
         aliases = {name: view.alias_target(name) for name in view.aliases()}
         return cls(classes, enums, aliases)
 
@@ -255,36 +242,12 @@ def _order(ty: Ty) -> tuple[Any, ...]:
     return (9, str(ty))
 
 
-def _attr(decl: Any, name: str) -> str | None:
-    """`@name("x")` / `@@name("x")` on a declaration: its string argument ("" for `@skip`)."""
-    for a in getattr(decl, "attributes", None) or ():
-        if a.name == name:
-            if not a.args:
-                return ""
-            value = getattr(a.args[0], "value", None)
-            return value if isinstance(value, str) else ""
-    return None
 
 
-def _class_decl(items: Any, name: str) -> Any:
-    if items is None:
-        return None
-    cls = items.classes.get(name)
-    return getattr(cls, "decl", None)
 
 
-def _field_decl(decl: Any, name: str) -> Any:
-    for f in getattr(decl, "fields", None) or ():
-        if f.name == name:
-            return f
-    return None
 
 
-def _variant_decl(decl: Any, name: str) -> Any:
-    for v in getattr(decl, "variants", None) or ():
-        if v.name == name:
-            return v
-    return None
 
 
 def _variant_description(description: str | None, doc: str | None) -> str | None:

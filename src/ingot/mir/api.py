@@ -30,7 +30,7 @@ from typing import Any, Protocol, TypeVar
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
 from ingot.mir import ir, pretty
 from ingot.mir.cleanup import successors
-from ingot.semantics.clients import ClientSpec, EnvRef
+from ingot.semantics.clients import ClientRef, ClientSpec, EnvRef
 from ingot.semantics.resolve import Items
 from ingot.semantics.types import (  # re-exported: consumers name types through this module
     ANY,
@@ -133,6 +133,7 @@ class FieldView:
     description: str | None
     alias: str | None
     doc: str | None
+    skip: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +142,16 @@ class ClassView:
     fields: tuple[FieldView, ...]
     doc: str | None
     description: str | None
+    alias: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VariantView:
+    name: str
+    alias: str | None
+    description: str | None
+    doc: str | None
+    skip: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +159,9 @@ class EnumView:
     name: str
     variants: tuple[str, ...]
     doc: str | None
+    members: tuple[VariantView, ...] = ()
+    alias: str | None = None
+    description: str | None = None
 
 
 _TERMINATOR_KINDS = {
@@ -284,14 +298,23 @@ class ProgramView:
         for name, cls in self._items.classes.items():
             if cls.decl is None:
                 continue
-            fields = tuple(FieldView(f.name, f.ty, _attr(f.decl.attributes, "description") if f.decl else None,
-                                     _attr(f.decl.attributes, "alias") if f.decl else None,
-                                     f.decl.doc if f.decl else None) for f in cls.fields)
-            out.append(ClassView(name, fields, cls.decl.doc, _attr(cls.decl.attributes, "description")))
+            fields = tuple(
+                FieldView(f.name, f.ty, _attr(f.decl.attributes, "description") if f.decl else None,
+                          _attr(f.decl.attributes, "alias") if f.decl else None, f.decl.doc if f.decl else None,
+                          _has(f.decl.attributes, "skip") if f.decl else False)
+                for f in cls.fields)
+            attrs = cls.decl.attributes
+            out.append(ClassView(name, fields, cls.decl.doc, _attr(attrs, "description"), _attr(attrs, "alias")))
         return tuple(out)
 
     def enums(self) -> tuple[EnumView, ...]:
-        return tuple(EnumView(name, tuple(v.name for v in d.variants), d.doc) for name, d in self._items.enums.items())
+        out = []
+        for name, d in self._items.enums.items():
+            members = tuple(VariantView(v.name, _attr(v.attributes, "alias"), _attr(v.attributes, "description"),
+                                        v.doc, _has(v.attributes, "skip")) for v in d.variants)
+            out.append(EnumView(name, tuple(v.name for v in d.variants), d.doc, members,
+                                _attr(d.attributes, "alias"), _attr(d.attributes, "description")))
+        return tuple(out)
 
     def aliases(self) -> Mapping[str, Ty]:
         return MappingProxyType(dict(self._items.alias_types))
@@ -329,6 +352,10 @@ class ProgramView:
         return extension.lower(self)
 
 
+def _has(attrs: Sequence[Any], name: str) -> bool:
+    return any(a.name == name for a in attrs)
+
+
 def _attr(attrs: Sequence[Any], name: str) -> str | None:
     for a in attrs:
         if a.name == name and a.args:
@@ -341,4 +368,5 @@ __all__ = [
     "ClientSpec", "EnvRef", "ANY", "BOOL", "FLOAT", "INT", "NULL", "STRING", "AliasT", "BlockView", "ClassT", "ClassView", "Edge",
     "EnumT", "EnumView", "Extension", "FieldView", "FuncT", "FunctionView", "ListT", "Lit", "LocalView", "MapT",
     "Prim", "ProgramView", "Special", "StatementView", "StmtId", "TerminatorView", "Ty", "UnionT", "VariantT",
+    "VariantView", "ClientRef",
 ]

@@ -44,29 +44,30 @@ PANICS: dict[str, ClassInfo] = _classes(
     },
 )
 
-# Catchable errors thrown by built-ins (baml.errors.*) and by LLM calls (ai.errors.*).
+# Catchable errors thrown by built-ins (baml.errors.*) and by LLM calls (ai.errors.*),
+# by qualified name, with the engine's fields in the engine's order.
 ERRORS: dict[str, ClassInfo] = {
-    **_classes(
-        "baml.errors",
-        {
+    info.name: info
+    for info in [
+        *_classes("baml.errors", {
             "ParseError": ("message",),
             "InvalidArgument": ("message",),
             "Io": ("message",),
             "Timeout": ("message",),
             "Unsupported": ("message",),
-        },
-    ),
-    **_classes(
-        "ai.errors",
-        {
-            "ParseFailed": ("message", "raw_output"),
-            "InvalidRequest": ("message",),
-            "RateLimited": ("message",),
-            "ServerError": ("message",),
-            "Timeout": ("message",),
-            "ConnectionFailed": ("message",),
-        },
-    ),
+        }).values(),
+        *_classes("ai.errors", {
+            "InvalidRequest": ("provider", "status_code", "detail", "raw_body"),
+            "NetworkFailure": ("provider", "detail", "status_code", "raw_body"),
+            "RateLimited": ("provider", "retry_after_ms", "status_code", "raw_body"),
+            "ParseFailed": ("provider", "raw_output", "message"),
+            "InvalidResponse": ("provider", "message", "raw_body", "status_code"),
+            "ProviderError": ("provider", "message", "error_type", "error_code", "raw_body", "status_code"),
+            "FinishReasonError": ("provider", "finish_reason", "raw_output"),
+            "Refused": ("provider", "reason", "raw_body"),
+            "PromptRenderError": ("message", "cause"),
+        }).values(),
+    ]
 }
 
 
@@ -94,8 +95,8 @@ def panic(kind: str, **fields: Any) -> BamlRaise:
 
 
 def throw_error(kind: str, message: str, **fields: Any) -> BamlRaise:
-    """A catchable built-in error (`ParseError`, `InvalidArgument`, ...), ready to raise."""
-    return BamlRaise(ERRORS[kind].new(message=message, **fields))
+    """A catchable built-in error (`baml.errors.ParseError`, `InvalidArgument`, ...), ready to raise."""
+    return BamlRaise(ERRORS["baml.errors." + kind].new(message=message, **fields))
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,13 @@ class EnvRef:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientRef:
+    """A declared client named inside another client's options (`inner = Fast`)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class ClientSpec:
     name: str  # the declared name, or the shorthand text ("openai/gpt-4o-mini")
     provider: str  # "openai.ChatClient", "openai.ResponsesClient", or the shorthand's "openai"
@@ -48,8 +55,8 @@ def dotted(e: A.Expr) -> str | None:
     return None
 
 
-def literal(e: A.Expr) -> Any:
-    """A compile-time value of a client option."""
+def literal(e: A.Expr, clients: frozenset[str] = frozenset()) -> Any:
+    """A compile-time value of a client option; `clients` are the names of declared clients."""
     if isinstance(e, (A.StringLit, A.IntLit, A.FloatLit, A.BoolLit)):
         return e.value
     if isinstance(e, A.NullLit):
@@ -57,9 +64,11 @@ def literal(e: A.Expr) -> Any:
     if isinstance(e, A.Template) and all(isinstance(p, str) for p in e.parts):
         return "".join(p for p in e.parts if isinstance(p, str))
     if isinstance(e, A.ArrayLit):
-        return [literal(x) for x in e.elements]
+        return [literal(x, clients) for x in e.elements]
     if isinstance(e, A.MapLit):
-        return {literal(k): literal(v) for k, v in e.entries}
+        return {literal(k, clients): literal(v, clients) for k, v in e.entries}
+    if isinstance(e, A.Name) and e.ident in clients:
+        return ClientRef(e.ident)
     path = dotted(e)
     if path is not None and path.startswith("env.") and path.count(".") == 1:
         return EnvRef(path[4:])
@@ -67,9 +76,12 @@ def literal(e: A.Expr) -> Any:
                                  "computed client options are not supported yet", e.span))
 
 
-def client_spec(decl: A.ClientDecl) -> ClientSpec:
-    """Evaluate `client Name = provider.Kind.new(option = value, ...)`."""
+def client_spec(decl: A.ClientDecl, clients: frozenset[str] = frozenset()) -> ClientSpec:
+    """Evaluate `client Name = provider.Kind.new(option = value, ...)` (or `ai.clients.Fallback { ... }`)."""
     value = decl.value
+    if isinstance(value, A.ClassLit):
+        options = {name: literal(v, clients) for name, v, _ in value.fields}
+        return ClientSpec(decl.name, value.name, options, decl.span)
     if not isinstance(value, A.Call):
         raise ClientError(Diagnostic(Code.UNSUPPORTED, "a client must be built with `<provider>.<Client>.new(...)`",
                                      value.span))
@@ -82,7 +94,7 @@ def client_spec(decl: A.ClientDecl) -> ClientSpec:
         if arg.name is None:
             raise ClientError(Diagnostic(Code.BAD_ARGUMENTS, "client options are passed by name "
                                          "(`model = \"...\"`)", arg.span))
-        options[arg.name] = literal(arg.value)
+        options[arg.name] = literal(arg.value, clients)
     return ClientSpec(decl.name, path[: -len(".new")], options, decl.span)
 
 
@@ -98,10 +110,11 @@ def collect_clients(module: A.Module) -> tuple[dict[str, ClientSpec], dict[str, 
     """(client specs by name, the spec each LLM function uses by function name, diagnostics)."""
     specs: dict[str, ClientSpec] = {}
     diags: list[Diagnostic] = []
+    names = frozenset(item.name for item in module.items if isinstance(item, A.ClientDecl))
     for item in module.items:
         if isinstance(item, A.ClientDecl):
             try:
-                specs[item.name] = client_spec(item)
+                specs[item.name] = client_spec(item, names)
             except ClientError as e:
                 diags.append(e.diagnostic)
     uses: dict[str, ClientSpec] = {}

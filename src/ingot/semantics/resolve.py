@@ -97,10 +97,22 @@ def builtin_classes() -> dict[str, ClassItem]:
     """The panic and error classes, usable in patterns and types by qualified name."""
     from ingot.semantics.types import INT, STRING
 
+    ints = {"dividend", "index", "length", "code", "field_index", "field_count"}
+    optional_ints = {"status_code", "retry_after_ms"}
+    optional_strings = {"raw_body", "message", "error_type", "error_code"}
     out: dict[str, ClassItem] = {}
     for info in list(PANICS.values()) + list(ERRORS.values()):
-        fields = [FieldInfo(n, INT if n in ("dividend", "index", "length", "code") else STRING, None)
-                  for n in info.field_names]
+        fields = []
+        for n in info.field_names:
+            if n in ints:
+                ty: Ty = INT
+            elif n in optional_ints:
+                ty = optional(INT)
+            elif n in optional_strings and info.name.startswith("ai."):
+                ty = optional(STRING)
+            else:
+                ty = STRING
+            fields.append(FieldInfo(n, ty, None))
         out[info.name] = ClassItem(info.name, fields, {}, None)
     return out
 

@@ -22,11 +22,18 @@ class Prim:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Lit:
     """A literal type: `"a"`, `3`, `true`. Its base is the primitive of its value."""
 
     value: int | float | str | bool
+
+    # `true` and `1` are different literal types although True == 1 in Python.
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Lit) and type(other.value) is type(self.value) and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
 
     @property
     def base(self) -> Prim:

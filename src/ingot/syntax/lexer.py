@@ -211,15 +211,19 @@ class Lexer:
         c = text[p + 1]
         if c in _ESCAPES:
             return _ESCAPES[c], p + 2
-        if c == "u" and p + 2 < self.end and text[p + 2] == "{":
-            close = text.find("}", p + 3)
-            if close < 0:
-                raise self._error(p, p + 3, "invalid unicode escape")
-            return chr(int(text[p + 3 : close], 16)), close + 1
-        if c == "u":
-            return chr(int(text[p + 2 : p + 6], 16)), p + 6
-        if c == "x":
-            return chr(int(text[p + 2 : p + 4], 16)), p + 4
+        try:
+            if c == "u" and p + 2 < self.end and text[p + 2] == "{":
+                close = text.find("}", p + 3, min(self.end, p + 12))
+                if close < 0:
+                    raise ValueError("unclosed")
+                return chr(int(text[p + 3 : close], 16)), close + 1
+            if c == "u":
+                return chr(int(text[p + 2 : p + 6], 16)), p + 6
+            if c == "x":
+                return chr(int(text[p + 2 : p + 4], 16)), p + 4
+        except (ValueError, OverflowError):
+            raise self._error(p, min(p + 2, self.end), f"invalid escape `\\{c}`",
+                              primary="write `\\u{1F600}`, `\\u0041` or `\\x41`") from None
         raise self._error(p, p + 2, f"unknown escape `\\{c}`")
 
     def _string(self, start: int, newline: bool) -> Token:

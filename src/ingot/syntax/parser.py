@@ -361,9 +361,20 @@ class Parser:
                 Span(self.src, start_tok.start, end), "replace with `client Name = <expr>;`"))
         name = self.name_ident("a client name")
         self.expect("=")
-        value = self.parse_expr()
+        value = self.parse_expr(no_class_lit=True)
+        if self.at("{") and isinstance(value, (A.Name, A.FieldAccess)):
+            # `ai.clients.Fallback { members: [A, B] }`: a client built from a class literal.
+            path = self.dotted_name(value)
+            value = self.parse_class_lit(Token(T.IDENT, path, value.span.start_offset, value.span.end_offset, False))
         self.eat(";")
         return A.ClientDecl(name.text, value, self.span(start_tok.start), self.span(name.start, name.end))
+
+    def dotted_name(self, e: A.Expr) -> str:
+        if isinstance(e, A.Name):
+            return e.ident
+        if isinstance(e, A.FieldAccess):
+            return f"{self.dotted_name(e.obj)}.{e.name}"
+        raise self.error("unexpected token", primary="expected a client constructor")
 
     def parse_test(self, group: str | None) -> A.TestDecl:
         start = self.advance().start
@@ -1014,7 +1025,7 @@ class Parser:
     # -- templates ----------------------------------------------------------
     def parse_template(self, tok: Token) -> A.Template:
         parts: list[str | A.Expr | A.TemplateStmt] = []
-        for part in tok.value:  # type: ignore[attr-defined]
+        for part in dedent_template(tok.value):  # type: ignore[arg-type]
             if isinstance(part, str):
                 parts.append(part)
             else:
@@ -1040,6 +1051,34 @@ class Parser:
         if not stmts:
             raise ParseError(Diagnostic(Code.SYNTAX, "empty `${}` in template string", span))
         return A.TemplateStmt(stmts, span)
+
+
+_HOLE = "\x00"  # stands for a `${...}` while the literal text is dedented
+
+
+def dedent_template(parts: list[str | TemplateHole]) -> list[str | TemplateHole]:
+    """A multi-line template loses its common indentation and its surrounding blank space.
+
+    As the engine does, before interpolation: `\n    a\n    b\n  ` is `a\nb`, while a
+    single-line template keeps its spaces and a first line without indentation
+    keeps every line as written. Interpolated values are never touched.
+    """
+    literal = "".join(p if isinstance(p, str) else _HOLE for p in parts)
+    if "\n" not in literal:
+        return parts
+    lines = literal.split("\n")
+    indents = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip(" \t")]
+    margin = min(indents) if indents else 0
+    text = "\n".join(line[margin:] if line.strip(" \t") else line.lstrip(" \t") for line in lines)
+    text = text.strip(" \t\r\n")
+    holes = iter(p for p in parts if not isinstance(p, str))
+    out: list[str | TemplateHole] = []
+    for i, piece in enumerate(text.split(_HOLE)):
+        if i:
+            out.append(next(holes))
+        if piece:
+            out.append(piece)
+    return out
 
 
 def parse(source: SourceFile) -> tuple[A.Module, list[Diagnostic]]:

@@ -1,0 +1,1134 @@
+"""The compiled tier: each BEX function translated to a Python function.
+
+The translator reads only the bytecode and its side tables (the opcode table
+gives every instruction's stack effect). Per program it generates one Python
+module: one `def` per BAML function, compiled once with `compile()` and cached
+(per program, and per budget mode: with `max_steps` set, backward jumps and
+calls tick the budget exactly as the interpreter does; without, no tick code
+exists at all). Each `CompiledVM` executes that module in its own namespace,
+so VM options (`max_depth`, `llm`, ...) are plain globals of the generated code.
+
+Translation:
+
+- The operand stack disappears: its depth is static (BEX is stack-balanced per
+  block), loads of locals and constants stay symbolic until used, other
+  results live in Python locals `s0, s1, ...`; BAML locals are Python locals
+  `l0, l1, ...` (captured ones hold `Cell` objects, as in the interpreter).
+- Basic blocks become arms of a `while True` dispatch over `pc`; an arm falls
+  through to the next arm, forward jumps skip arms, backward jumps `continue`.
+- Blocks covered by an exception handler are wrapped in
+  `try/except BamlRaise`, which stores the value in the handler's slot and
+  jumps to the handler block.
+- Calls are Python calls carrying the BAML depth `d`; a call at depth
+  `max_depth` panics `StackOverflow` in the caller, like the interpreter.
+- Traces are rebuilt from Python frames (each generated line maps to the BEX
+  instruction it implements), so the happy path pays nothing for them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from collections import OrderedDict
+from typing import Any
+
+from ingot.bex.opcodes import OPCODES, Op
+from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
+from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler, read_index, write_index
+from ingot.runtime import ops
+from ingot.runtime.builtins import BUILTINS
+from ingot.runtime.errors import BamlRaise, Frame, is_panic_value, panic
+from ingot.runtime.render import render_value
+from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+
+__all__ = ["CompiledVM", "translate", "source_of"]
+
+_LIM = INT_MAX + 1
+_ENDS = {int(op) for op, info in OPCODES.items() if info.ends_block}
+_counter = itertools.count()
+
+
+# ----------------------------------------------------------------------------- translation
+
+
+class _Module:
+    """One program's translation: source, code object and the line map for traces."""
+
+    def __init__(self, program: BexProgram, budget: bool) -> None:
+        self.program = program
+        self.budget = budget
+        self.filename = f"<ingot-compiled-{next(_counter)}>"
+        self.lines: list[str] = []
+        self.pyline_pc: list[int] = []  # python line (0-based) -> pc in its function
+        self.consts: dict[str, Any] = {}
+        self.by_code_name: dict[str, BexFunction] = {}
+        self.value_argcs: set[int] = set()
+        for fn in program.functions:
+            if fn.kind == "body":
+                _FunctionTranslator(self, fn).run()
+        self.source = "\n".join(self.lines) + "\n"
+        self.code = compile(self.source, self.filename, "exec")
+        _MODULES[self.filename] = self
+
+    def emit(self, indent: int, text: str, pc: int) -> None:
+        self.lines.append("    " * indent + text)
+        self.pyline_pc.append(pc)
+
+    def const_name(self, value: Any, hint: str) -> str:
+        name = f"K_{hint}"
+        self.consts[name] = value
+        return name
+
+    def frame(self, fn: BexFunction, pyline: int) -> Frame:
+        i = pyline - 1
+        pc = self.pyline_pc[i] if 0 <= i < len(self.pyline_pc) else -1
+        return Frame(fn.qualified, fn.file, fn.line_at(pc))
+
+
+_MODULES: dict[str, _Module] = {}
+_CACHE: OrderedDict[tuple[int, bool], _Module] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def translate(program: BexProgram, budget: bool = False) -> _Module:
+    """The program's translation (cached per program and budget mode)."""
+    key = (id(program), budget)
+    mod = _CACHE.get(key)
+    if mod is not None and mod.program is program:
+        _CACHE.move_to_end(key)
+        return mod
+    mod = _Module(program, budget)
+    _CACHE[key] = mod
+    while len(_CACHE) > _CACHE_SIZE:
+        _, old = _CACHE.popitem(last=False)
+        _MODULES.pop(old.filename, None)
+    return mod
+
+
+def source_of(program: BexProgram, budget: bool = False) -> str:
+    """The generated Python source (for debugging and tests)."""
+    return translate(program, budget).source
+
+
+def _literal(value: Any) -> str | None:
+    t = type(value)
+    if value is None or t is bool:
+        return repr(value)
+    if t is int:
+        return f"({value})" if value < 0 else repr(value)
+    if t is str:
+        return repr(value)
+    if t is float and math.isfinite(value):
+        return f"({value!r})" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else repr(value)
+    return None
+
+
+class _Entry:
+    """A value on the translation-time stack: a Python expression and what it is known to be."""
+
+    __slots__ = ("expr", "slot", "kind", "value")
+
+    def __init__(self, expr: str, slot: int | None = None, kind: str = "", value: int | None = None) -> None:
+        self.expr = expr
+        self.slot = slot  # the local it reads (deferred load), if any
+        self.kind = kind  # "int" / "str" / "bool" / "none" / "other" for constants, "bool" for tests
+        self.value = value  # an int constant's value
+
+
+class _FunctionTranslator:
+    def __init__(self, mod: _Module, fn: BexFunction) -> None:
+        self.mod = mod
+        self.fn = fn
+        self.code = fn.code
+        self.name = f"f{fn.index}"
+        mod.by_code_name[self.name] = fn
+
+    # -- block structure ------------------------------------------------------------
+    def leaders(self) -> list[int]:
+        code, n = self.code, len(self.code)
+        lead = {0}
+        for pc, (op, arg) in enumerate(code):
+            if op in (Op.JUMP, Op.POP_JUMP_IF_FALSE):
+                lead.add(arg)
+                lead.add(pc + 1)
+            elif op == Op.SWITCH:
+                table, otherwise = self.fn.switch_tables[arg]
+                lead.update(table.values())
+                lead.add(otherwise)
+                lead.add(pc + 1)
+            elif op in _ENDS:
+                lead.add(pc + 1)
+        for h in self.fn.handlers:
+            lead.add(h.target)
+            for a, b in h.ranges:
+                lead.add(a)
+                lead.add(b)
+        return sorted(x for x in lead if 0 <= x < n)
+
+    def handler_at(self, pc: int) -> Any:
+        for h in self.fn.handlers:
+            if h.covers(pc):
+                return h
+        return None
+
+    def depths(self, leaders: list[int]) -> dict[int, int]:
+        """Stack depth at each block start (handler targets start empty)."""
+        code = self.code
+        leader_set = set(leaders)
+        depth: dict[int, int] = {0: 0}
+        for h in self.fn.handlers:
+            depth[h.target] = 0
+        work = [0] + [h.target for h in self.fn.handlers]
+        while work:
+            start = work.pop()
+            d = depth[start]
+            pc = start
+            while True:
+                op, arg = code[pc]
+                d = d - self.pops(op, arg) + OPCODES[Op(op)].pushes
+                succ: list[int] = []
+                if op in (Op.JUMP, Op.POP_JUMP_IF_FALSE):
+                    succ.append(arg)
+                elif op == Op.SWITCH:
+                    table, otherwise = self.fn.switch_tables[arg]
+                    succ.extend(table.values())
+                    succ.append(otherwise)
+                nxt = pc + 1
+                falls = op not in _ENDS and nxt < len(code)
+                if falls and nxt in leader_set:
+                    succ.append(nxt)
+                for s in succ:
+                    if s not in depth:
+                        depth[s] = d
+                        work.append(s)
+                if not falls or nxt in leader_set:
+                    break
+                pc = nxt
+        return depth
+
+    def pops(self, op: int, arg: Any) -> int:
+        info = OPCODES[Op(op)]
+        if info.pops is not None:
+            return info.pops
+        if op == Op.MAKE_ARRAY:
+            return arg
+        if op == Op.MAKE_MAP:
+            return 2 * arg
+        if op == Op.MAKE_INSTANCE:
+            return len(list(self.mod.program.classes.values())[arg].field_names)
+        if op == Op.MAKE_CLOSURE:
+            return self.mod.program.functions[arg].n_captures
+        if op == Op.FORMAT:
+            return self.fn.formats[arg].count(None)
+        if op in (Op.CALL, Op.CALL_BUILTIN):
+            return arg[1]
+        if op == Op.CALL_VALUE:
+            return arg + 1
+        raise AssertionError(op)
+
+    # -- output -----------------------------------------------------------------------
+    def out(self, text: str) -> None:
+        self.mod.emit(self.indent, text, self.pc)
+
+    def run(self) -> None:
+        fn = self.fn
+        params = ", ".join(f"l{i}" for i in range(1, fn.arity + 1))
+        self.indent = 0
+        self.pc = 0
+        self.out(f"def {self.name}(d, C{', ' + params if params else ''}):")
+        self.indent = 1
+        if not self.code:
+            self.out("return None")
+            return
+        all_leaders = self.leaders()
+        self.leader_set = set(all_leaders)
+        depth = self.depths(all_leaders)
+        self.depth = depth
+        self.block_end = {b: (all_leaders[i + 1] if i + 1 < len(all_leaders) else len(self.code))
+                          for i, b in enumerate(all_leaders)}
+        self.kinds = self.infer_kinds(depth)
+        code = self.code
+        loads: dict[int, int] = {}
+        for op, arg in code:
+            if op == Op.LOAD_LOCAL:
+                loads[arg] = loads.get(arg, 0) + 1
+        pinned = {arg for op, arg in code
+                  if op in (Op.LOAD_DEREF, Op.LOAD_CELL, Op.CARRY_CELL, Op.STORE_DEREF, Op.NEW_CELL)}
+        pinned |= {h.slot for h in fn.handlers} | set(fn.cell_params)
+        self.forward = {p for p, (op, arg) in enumerate(code)
+                        if op == Op.STORE_LOCAL and p + 1 < len(code) and code[p + 1][0] == Op.LOAD_LOCAL
+                        and code[p + 1][1] == arg and p + 1 not in self.leader_set
+                        and loads.get(arg) == 1 and arg not in pinned}
+        read = {arg for p, (op, arg) in enumerate(self.code)
+                if op in (Op.LOAD_DEREF, Op.LOAD_CELL, Op.CARRY_CELL, Op.STORE_DEREF)
+                or (op == Op.LOAD_LOCAL and p - 1 not in self.forward)}
+        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals) if i in read]
+        self.out(" = ".join(["l0", *others, "None"]))
+        for slot in fn.cell_params:
+            self.out(f"l{slot} = Cell(l{slot})")
+        self.cfg()
+        regions = self.loop_regions()
+        self.region: tuple[int, int] | None = None
+        if self.arms == [0] and not fn.handlers and not any(
+                t == 0 for b in self.block_end for _, t in self.exits(b)):
+            # no loops, no handlers: structured code, no dispatch
+            self.arm = 0
+            self.body(0, 0)
+            return
+        self.out("pc = 0")
+        self.out("while True:")
+        for pos, b in enumerate(self.arms):
+            self.arm = pos
+            self.pc = b
+            base = 2
+            if pos in regions:
+                self.region = (pos, regions[pos])
+                heads = sorted(self.arms[pos:regions[pos] + 1])
+                self.indent = 2
+                if len(heads) == 1:
+                    self.out(f"if pc == {b}:")
+                else:
+                    name = self.mod.const_name(frozenset(heads), f"rg{self.fn.index}_{pos}")
+                    self.out(f"if pc in {name}:")
+                self.indent = 3
+                self.out("while True:")
+            if self.region is not None:
+                base = 4
+            self.indent = base
+            self.out(f"if pc == {b}:")
+            self.indent = base + 1
+            self.body(b, 0)
+            if self.region is not None and pos == self.region[1]:
+                self.region = None
+
+    def loop_regions(self) -> dict[int, int]:
+        """Innermost loops as contiguous arm ranges: each runs in its own `while True`."""
+        host: dict[int, int] = {}
+
+        def place(b: int, pos: int) -> None:
+            host[b] = pos
+            for _, t in self.exits(b):
+                if t in self.inlined and t not in host:
+                    place(t, pos)
+
+        for pos, b in enumerate(self.arms):
+            place(b, pos)
+        ends: dict[int, int] = {}
+        switch_at: set[int] = set()
+        for b, pos in host.items():
+            if self.code[self.block_end[b] - 1][0] == Op.SWITCH:
+                switch_at.add(pos)
+            for kind, t in self.exits(b):
+                q = self.arm_pos.get(t)
+                if kind != "switch" and q is not None and q <= pos:
+                    ends[q] = max(ends.get(q, q), pos)
+        chosen: dict[int, int] = {}
+        taken: set[int] = set()
+        for q, end in sorted(ends.items(), key=lambda x: x[1] - x[0]):
+            span = set(range(q, end + 1))
+            if span & taken or span & switch_at:
+                continue
+            chosen[q] = end
+            taken |= span
+        return chosen
+
+    # -- control flow ---------------------------------------------------------------------
+    def thread(self, target: int) -> int:
+        """Follow blocks that are a lone JUMP (not in budget mode: those jumps tick)."""
+        if self.mod.budget:
+            return target
+        seen = set()
+        while target not in seen:
+            seen.add(target)
+            op, arg = self.code[target]
+            if op == Op.JUMP and self.block_end[target] == target + 1:
+                target = arg
+            else:
+                break
+        return target
+
+    def exits(self, b: int) -> list[tuple[str, int]]:
+        """The block's successors: ("goto" | "cond" | "fall" | "switch", target)."""
+        last = self.block_end[b] - 1
+        op, arg = self.code[last]
+        n = len(self.code)
+        if op == Op.JUMP:
+            return [("goto", self.thread(arg))]
+        if op == Op.POP_JUMP_IF_FALSE:
+            out = [("cond", self.thread(arg))]
+            if last + 1 < n:
+                out.append(("fall", self.thread(last + 1)))
+            return out
+        if op == Op.SWITCH:
+            table, otherwise = self.fn.switch_tables[arg]
+            return [("switch", t) for t in [*table.values(), otherwise]]
+        if op in _ENDS:
+            return []
+        return [("goto", self.thread(last + 1))] if last + 1 < n else []
+
+    def cfg(self) -> None:
+        """Arms in reverse postorder; blocks with one predecessor are inlined into it."""
+        roots = [0] + [h.target for h in self.fn.handlers]
+        order: list[int] = []
+        seen: set[int] = set()
+        for root in roots:
+            root = self.thread(root) if root != 0 else 0
+            if root in seen:
+                continue
+            post: list[int] = []
+            stack = [(root, iter(self.exits(root)))]
+            seen.add(root)
+            while stack:
+                node, it = stack[-1]
+                for _, t in it:
+                    if t not in seen:
+                        seen.add(t)
+                        stack.append((t, iter(self.exits(t))))
+                        break
+                else:
+                    post.append(node)
+                    stack.pop()
+            order.extend(reversed(post))
+        preds: dict[int, int] = {b: 0 for b in order}
+        for b in order:
+            for _, t in self.exits(b):
+                preds[t] = preds.get(t, 0) + 1
+        for r in roots:
+            preds[r] = preds.get(r, 0) + 2
+        self.inlined: set[int] = set()
+        nest: dict[int, int] = {}
+        for b in order:
+            nest.setdefault(b, 0)
+            ex = self.exits(b)
+            kinds = [k for k, _ in ex]
+            for k, t in ex:
+                if preds.get(t, 0) != 1 or t in self.inlined or t == 0:
+                    continue
+                if k == "goto":
+                    self.inlined.add(t)
+                    nest[t] = nest[b]
+                elif k in ("cond", "fall") and kinds == ["cond", "fall"] and self.handler_at(b) is None \
+                        and nest[b] < 10 and ex[0][1] != ex[1][1]:
+                    self.inlined.add(t)
+                    nest[t] = nest[b] + 1
+        self.arms = [b for b in order if b not in self.inlined]
+        # small blocks that end in a jump or return are copied into their predecessors
+        self.dup = {b for b in self.arms
+                    if b != 0 and self.block_end[b] - b <= 10 and self.handler_at(b) is None
+                    and self.code[self.block_end[b] - 1][0] in (Op.JUMP, Op.RETURN)}
+        self.path: list[int] = []
+        self.arm_pos = {b: i for i, b in enumerate(self.arms)}
+
+    def jump(self, target: int, tick: bool, at: int, always: bool = False) -> None:
+        if tick and self.mod.budget and target <= at:
+            self.out("_tick()")
+        self.out(f"pc = {target}")
+        pos = self.arm_pos[target]
+        if self.region is not None and not self.region[0] <= pos <= self.region[1]:
+            self.out("break")
+        elif pos <= self.arm or always:
+            self.out("continue")
+
+    def body(self, b: int, level: int) -> None:
+        """One block's code, then its exit; inlined successors follow in place."""
+        h = self.handler_at(b)
+        if h is not None:
+            self.pc = b
+            self.out("try:")
+            self.indent += 1
+        term = self.block(b, self.block_end[b], self.depth[b])
+        last = self.block_end[b] - 1
+        follow: int | None = None
+        if term is not None:
+            kind, test = term
+            ex = self.exits(b)
+            if kind == "cond":
+                target = ex[0][1]
+                self.out(f"if {test}:")
+                self.indent += 1
+                if target in self.inlined:
+                    self.body(target, level + 1)
+                else:
+                    self.jump(target, False, last)
+                self.indent -= 1
+                if len(ex) > 1:
+                    fall = ex[1][1]
+                    self.out("else:")
+                    self.indent += 1
+                    if fall in self.inlined:
+                        self.body(fall, level + 1)
+                    else:
+                        self.jump(fall, False, last)
+                    self.indent -= 1
+            elif kind == "goto":
+                target = ex[0][1]
+                if target in self.inlined:
+                    follow = target
+                elif target in self.dup and target not in self.path and len(self.path) < 4:
+                    self.path.append(target)
+                    self.body(target, level)
+                    self.path.pop()
+                else:
+                    self.jump(target, test == "tick", last)
+        if h is not None:
+            self.indent -= 1
+            self.pc = b
+            self.out("except BamlRaise as e:")
+            self.indent += 1
+            self.out("_catch(e)")
+            if h.slot_kind == "cell":
+                self.out(f"l{h.slot} = Cell(e.value)")
+            else:
+                self.out(f"l{h.slot} = e.value")
+            self.jump(h.target, False, b, always=True)
+            self.indent -= 1
+        if follow is not None:
+            self.body(follow, level)
+
+    # -- kinds of locals --------------------------------------------------------------------
+    def infer_kinds(self, depth: dict[int, int]) -> dict[int, str]:
+        """Locals that only ever hold an int (or only a bool): their checks can go."""
+        fn, code = self.fn, self.code
+        excluded = set(fn.cell_params) | {h.slot for h in fn.handlers}
+        for op, arg in code:
+            if op in (Op.LOAD_DEREF, Op.STORE_DEREF, Op.NEW_CELL, Op.CARRY_CELL, Op.LOAD_CELL):
+                excluded.add(arg)
+        kinds: dict[int, str] = {}
+        for i, ty in enumerate(fn.param_types, start=1):
+            name = getattr(ty, "name", None)
+            if type(ty).__name__ == "Prim" and name in ("int", "bool", "float") and not fn.name.startswith("$"):
+                kinds[i] = name
+            else:
+                excluded.add(i)
+        stores: dict[int, list[Any]] = {}
+        for b in depth:
+            stack: list[Any] = [None] * depth[b]
+            for pc in range(b, self.block_end[b]):
+                op, arg = code[pc]
+                n = self.pops(op, arg)
+                args = stack[len(stack) - n:] if n else []
+                if n:
+                    del stack[len(stack) - n:]
+                if op == Op.STORE_LOCAL:
+                    stores.setdefault(arg, []).append(args[0])
+                if OPCODES[Op(op)].pushes:
+                    stack.append(self.value_kind(op, arg, args))
+        result: dict[int, str] = {}
+        for kind in ("int", "bool", "float"):
+            # optimistic: a slot keeps the kind while every store into it provides the kind
+            chosen = {s_ for s_ in stores if s_ not in excluded and (s_ > fn.arity or kinds.get(s_) == kind)}
+            chosen |= {s_ for s_, k in kinds.items() if k == kind and s_ not in excluded}
+            changed = True
+            while changed:
+                changed = False
+                for s_ in list(chosen):
+                    if any(self.kind_of(v, kind, chosen) != kind for v in stores.get(s_, [])):
+                        chosen.discard(s_)
+                        changed = True
+            for s_ in chosen:
+                result[s_] = kind
+        return result
+
+    def value_kind(self, op: int, arg: Any, args: list[Any]) -> Any:
+        """A symbolic kind: "int", "bool", ("slot", k), ("int-if", operands) or None."""
+        if op == Op.LOAD_CONST:
+            v = self.fn.consts[arg]
+            return {int: "int", bool: "bool", float: "float"}.get(type(v))
+        if op == Op.LOAD_LOCAL:
+            return ("slot", arg)
+        if op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.NEG):
+            return ("int-if", tuple(args))
+        if op in (Op.BIT_AND, Op.BIT_OR, Op.BIT_XOR, Op.SHL, Op.SHR, Op.BIT_NOT, Op.LEN):
+            return "int"
+        if op in (Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.NOT, Op.TRUTHY, Op.IS_PANIC, Op.IS_TYPE):
+            return "bool"
+        if op == Op.CALL_BUILTIN:
+            key = self.mod.program.builtin_keys[arg[0]]
+            if key in ("array.length", "string.length", "array.push"):
+                return "int"
+            return None
+        if op == Op.CALL:
+            callee = self.mod.program.functions[arg[0]]
+            ret = callee.ret
+            if (type(ret).__name__ == "Prim" and getattr(ret, "name", None) in ("int", "bool")
+                    and not callee.name.startswith("$") and callee.kind == "body"):
+                return ret.name
+        return None
+
+    def kind_of(self, v: Any, kind: str, chosen: set[int]) -> str | None:
+        if v is None or isinstance(v, str):
+            return v
+        if v[0] == "slot":
+            return kind if v[1] in chosen else None
+        if kind in ("int", "float") and all(self.kind_of(x, kind, chosen) == kind for x in v[1]):
+            return kind
+        return None
+
+    def flush(self, stack: list[_Entry], slot: int | None = None) -> None:
+        """Materialise deferred loads (all of them, or those reading `slot`)."""
+        for i, e in enumerate(stack):
+            if e.slot is not None and (slot is None or e.slot == slot):
+                self.out(f"s{i} = {e.expr}")
+                stack[i] = _Entry(f"s{i}", kind=e.kind)
+            elif slot is None and e.expr != f"s{i}":
+                self.out(f"s{i} = {e.expr}")
+                stack[i] = _Entry(f"s{i}", kind=e.kind)
+
+    def assign(self, target: str, expr: str, stack: list[_Entry]) -> None:
+        if target == "_c":  # fused into the branch that follows
+            stack.append(_Entry(f"({expr})", kind="bool"))
+        else:
+            self.out(f"{target} = {expr}")
+
+    def fusable(self, pc: int, end: int) -> bool:
+        """A test whose result is stored, loaded once and branched on: `if not (a < b)`."""
+        return (pc + 1 in self.forward and pc + 3 < end
+                and self.code[pc + 3][0] == Op.POP_JUMP_IF_FALSE)
+
+    def block(self, start: int, end: int, depth: int) -> tuple[str, str] | None:  # noqa: C901
+        """Emit one block's code; return how it exits: ("goto", "tick" or ""), ("cond", test) or None."""
+        fn, code, mod = self.fn, self.code, self.mod
+        stack: list[_Entry] = [_Entry(f"s{i}") for i in range(depth)]
+        fx = fn.index
+        pc = start
+        skip = 0
+        while pc < end:
+            op, arg = code[pc]
+            self.pc = pc
+            if skip:
+                skip -= 1
+                pc += 1
+                continue
+            # where the result goes: straight into a local when a STORE_LOCAL follows
+            dest = f"s{len(stack)}"
+            nxt = pc + 1
+
+            def result_dest(npop: int, nxt: int = nxt) -> str:
+                nonlocal skip
+                d_ = f"s{len(stack) - npop}"
+                if nxt < end and nxt not in self.leader_set and code[nxt][0] == Op.STORE_LOCAL:
+                    if nxt in self.forward:
+                        return d_
+                    slot = code[nxt][1]
+                    keep = stack[:len(stack) - npop]
+                    self.flush(keep, slot)
+                    stack[:len(keep)] = keep
+                    skip = 1
+                    return f"l{slot}"
+                return d_
+
+            def push_result(target: str, kind: str = "") -> None:
+                if not target.startswith("l") and target != "_c":
+                    stack.append(_Entry(target, kind=kind))
+
+            if op == Op.LOAD_LOCAL:
+                stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, "")))
+            elif op == Op.LOAD_CONST:
+                value = fn.consts[arg]
+                lit = _literal(value)
+                if lit is None:
+                    lit = mod.const_name(value, f"{fx}_{arg}")
+                kind = {int: "int", str: "str", bool: "bool", type(None): "none",
+                        float: "float"}.get(type(value), "other")
+                stack.append(_Entry(lit, kind=kind, value=value if kind == "int" else None))
+            elif op == Op.STORE_LOCAL and pc in self.forward:
+                # a temporary read once, right here: it stays on the stack
+                stack[-1].kind = stack[-1].kind or self.kinds.get(arg, "")
+                skip = 1
+            elif op == Op.STORE_LOCAL:
+                v = stack.pop()
+                self.flush(stack, arg)
+                if v.expr != f"l{arg}":
+                    self.out(f"l{arg} = {v.expr}")
+            elif op == Op.LOAD_DEREF:
+                self.out(f"{dest} = l{arg}.value")
+                stack.append(_Entry(dest))
+            elif op == Op.STORE_DEREF:
+                v = stack.pop()
+                self.out(f"l{arg}.value = {v.expr}")
+            elif op == Op.NEW_CELL:
+                self.flush(stack, arg)
+                self.out(f"l{arg} = Cell()")
+            elif op == Op.CARRY_CELL:
+                self.flush(stack, arg)
+                self.out(f"l{arg} = Cell(l{arg}.value)")
+            elif op == Op.LOAD_CELL:
+                stack.append(_Entry(f"l{arg}", slot=arg))
+            elif op == Op.LOAD_CAPTURE:
+                self.out(f"{dest} = C[{arg}].value")
+                stack.append(_Entry(dest))
+            elif op == Op.STORE_CAPTURE:
+                v = stack.pop()
+                self.out(f"C[{arg}].value = {v.expr}")
+            elif op == Op.LOAD_CAPTURE_CELL:
+                stack.append(_Entry(f"C[{arg}]"))
+            elif op == Op.LOAD_GLOBAL:
+                self.out(f"{dest} = _global({arg})")
+                stack.append(_Entry(dest))
+            elif op in (Op.ADD, Op.SUB, Op.MUL):
+                b, a = stack[-1], stack[-2]
+                t = result_dest(2)
+                del stack[-2:]
+                sym = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}[op]
+                slow = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul"}[op]
+                A, B = a.expr, b.expr
+                if "float" in (a.kind, b.kind) and not {a.kind, b.kind} & {"int", "str", "bool", "none"}:
+                    checks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
+                    if checks:
+                        self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
+                    else:
+                        self.out(f"{t} = {A} {sym} {B}")
+                    push_result(t, "float" if a.kind == b.kind == "float" else "")
+                    pc += 1
+                    continue
+                if b.value is not None and op != Op.MUL and abs(b.value) < 1 << 40:
+                    k = b.value
+                    if (op == Op.ADD) == (k >= 0):
+                        guard = f"{A} <= {INT_MAX - abs(k)}"
+                    else:
+                        guard = f"{A} >= {INT_MIN + abs(k)}"
+                    self.out(f"if {guard}:" if a.kind == "int" else f"if type({A}) is int and {guard}:")
+                    self.indent += 1
+                    self.out(f"{t} = {A} {sym} {B}")
+                else:
+                    checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
+                    cond = " and ".join(checks + [f"{-_LIM} <= (_t := {A} {sym} {B}) < {_LIM}"])
+                    self.out(f"if {cond}:")
+                    self.indent += 1
+                    self.out(f"{t} = _t")
+                if not (a.kind == "int" or b.kind == "int"):
+                    self.indent -= 1
+                    self.out(f"elif type({A}) is float and type({B}) is float:")
+                    self.indent += 1
+                    self.out(f"{t} = {A} {sym} {B}")
+                self.indent -= 1
+                self.out("else:")
+                self.indent += 1
+                self.out(f"{t} = {slow}({A}, {B})")
+                self.indent -= 1
+                push_result(t, "int" if a.kind == b.kind == "int" else "")
+            elif op in (Op.DIV, Op.MOD):
+                b, a = stack[-1], stack[-2]
+                t = result_dest(2)
+                del stack[-2:]
+                A, B = a.expr, b.expr
+                sym, slow = ("//", "_div") if op == Op.DIV else ("%", "_mod")
+                checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
+                checks.append(f"{A} >= 0")
+                if not (b.value is not None and b.value > 0):
+                    checks.append(f"{B} > 0")
+                self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
+                push_result(t, "int" if a.kind == b.kind == "int" else "")
+            elif op in (Op.LT, Op.LE, Op.GT, Op.GE):
+                b, a = stack[-1], stack[-2]
+                t = "_c" if self.fusable(pc, end) else result_dest(2)
+                del stack[-2:]
+                sym = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}[op]
+                slow = {Op.LT: "_lt", Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge"}[op]
+                A, B = a.expr, b.expr
+                checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
+                if "float" in (a.kind, b.kind) and not {a.kind, b.kind} & {"int", "str", "bool", "none"}:
+                    # BAML's total float order: NaN after everything
+                    fexpr = {Op.LT: f"{A} < {B} or ({B} != {B} and {A} == {A})",
+                             Op.LE: f"{A} <= {B} or {B} != {B}",
+                             Op.GT: f"{A} > {B} or ({A} != {A} and {B} == {B})",
+                             Op.GE: f"{A} >= {B} or {A} != {A}"}[op]
+                    fchecks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
+                    if fchecks:
+                        self.assign(t, f"({fexpr}) if {' and '.join(fchecks)} else {slow}({A}, {B})", stack)
+                    else:
+                        self.assign(t, f"{fexpr}", stack)
+                elif checks:
+                    self.assign(t, f"({A} {sym} {B}) if {' and '.join(checks)} else {slow}({A}, {B})", stack)
+                else:
+                    self.assign(t, f"{A} {sym} {B}", stack)
+                push_result(t, "bool")
+            elif op in (Op.EQ, Op.NE):
+                b, a = stack[-1], stack[-2]
+                t = "_c" if self.fusable(pc, end) else result_dest(2)
+                del stack[-2:]
+                if a.kind and not b.kind:
+                    a, b = b, a
+                A, B = a.expr, b.expr
+                neg = op == Op.NE
+                if a.kind == b.kind and a.kind in ("int", "str"):
+                    expr = f"{A} {'!=' if neg else '=='} {B}"
+                elif b.kind in ("int", "str"):
+                    ty = b.kind
+                    if neg:
+                        expr = f"type({A}) is not {ty} or {A} != {B}"
+                    else:
+                        expr = f"type({A}) is {ty} and {A} == {B}"
+                elif b.kind in ("bool", "none"):
+                    expr = f"{A} is {'not ' if neg else ''}{B}"
+                else:
+                    expr = f"{'not ' if neg else ''}_eq({A}, {B})"
+                self.assign(t, f"{expr}", stack)
+                push_result(t, "bool")
+            elif op in (Op.NEG, Op.NOT, Op.BIT_NOT, Op.TRUTHY, Op.IS_PANIC):
+                a = stack[-1]
+                t = result_dest(1)
+                stack.pop()
+                A = a.expr
+                kind = ""
+                if op == Op.NEG:
+                    expr = f"-{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})"
+                elif op == Op.NOT:
+                    expr = f"not {A}" if a.kind == "bool" else f"not _truthy({A})"
+                    kind = "bool"
+                elif op == Op.TRUTHY:
+                    expr = A if a.kind == "bool" else f"_truthy({A})"
+                    kind = "bool"
+                elif op == Op.BIT_NOT:
+                    expr = f"_bit_not({A})"
+                else:
+                    expr = f"_is_panic({A})"
+                    kind = "bool"
+                if op == Op.NEG and a.kind == "int":
+                    kind = "int"
+                self.out(f"{t} = {expr}")
+                push_result(t, kind)
+            elif op in (Op.BIT_AND, Op.BIT_OR, Op.BIT_XOR, Op.SHL, Op.SHR):
+                b, a = stack[-1], stack[-2]
+                t = result_dest(2)
+                del stack[-2:]
+                slow = {Op.BIT_AND: "_bit_and", Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor",
+                        Op.SHL: "_shl", Op.SHR: "_shr"}[op]
+                self.out(f"{t} = {slow}({a.expr}, {b.expr})")
+                push_result(t, "int")
+            elif op == Op.JUMP:
+                self.flush(stack)
+                return ("goto", "tick")
+            elif op == Op.POP_JUMP_IF_FALSE:
+                v = stack.pop()
+                self.flush(stack)
+                if v.kind == "bool":
+                    return ("cond", f"not {v.expr}")
+                return ("cond", f"{v.expr} is False or ({v.expr} is not True and not _truthy({v.expr}))")
+            elif op == Op.SWITCH:
+                v = stack.pop()
+                self.flush(stack)
+                table, otherwise = fn.switch_tables[arg]
+                name = mod.const_name(table, f"sw{fx}_{arg}")
+                self.out(f"pc = {name}.get((type({v.expr}), {v.expr}), {otherwise})")
+                self.out("continue")
+                return None
+            elif op == Op.READ_FIELD:
+                a = stack[-1]
+                t = result_dest(1)
+                stack.pop()
+                self.out(f"{t} = {a.expr}.fields[{arg}]")
+                push_result(t)
+            elif op == Op.WRITE_FIELD:
+                v = stack.pop()
+                o = stack.pop()
+                self.out(f"{o.expr}.fields[{arg}] = {v.expr}")
+            elif op == Op.READ_INDEX:
+                i_, b_ = stack[-1], stack[-2]
+                t = result_dest(2)
+                del stack[-2:]
+                B, Ix = b_.expr, i_.expr
+                ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
+                self.out(f"{t} = {B}[{Ix}] if type({B}) is list{ichk} and 0 <= {Ix} < len({B}) "
+                          f"else _read_index({B}, {Ix})")
+                push_result(t)
+            elif op == Op.WRITE_INDEX:
+                v = stack.pop()
+                i_ = stack.pop()
+                b_ = stack.pop()
+                B, Ix = b_.expr, i_.expr
+                ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
+                self.out(f"if type({B}) is list{ichk} and 0 <= {Ix} < len({B}): {B}[{Ix}] = {v.expr}")
+                self.out(f"else: _write_index({B}, {Ix}, {v.expr})")
+            elif op == Op.LEN:
+                a = stack[-1]
+                t = result_dest(1)
+                stack.pop()
+                self.out(f"{t} = len({a.expr})")
+                push_result(t, "int")
+            elif op == Op.MAKE_ARRAY:
+                items = [e.expr for e in stack[len(stack) - arg:]] if arg else []
+                t = result_dest(arg)
+                if arg:
+                    del stack[-arg:]
+                self.out(f"{t} = [{', '.join(items)}]")
+                push_result(t)
+            elif op == Op.MAKE_MAP:
+                n = 2 * arg
+                flat = [e.expr for e in stack[len(stack) - n:]] if n else []
+                t = result_dest(n)
+                if n:
+                    del stack[-n:]
+                pairs = ", ".join(f"{flat[i]}: {flat[i + 1]}" for i in range(0, n, 2))
+                self.out(f"{t} = {{{pairs}}}")
+                push_result(t)
+            elif op == Op.MAKE_INSTANCE:
+                cls = list(mod.program.classes.values())[arg]
+                n = len(cls.field_names)
+                items = [e.expr for e in stack[len(stack) - n:]] if n else []
+                t = result_dest(n)
+                if n:
+                    del stack[-n:]
+                name = mod.const_name(cls, f"cls{arg}")
+                self.out(f"{t} = Instance({name}, [{', '.join(items)}])")
+                push_result(t)
+            elif op == Op.MAKE_CLOSURE:
+                target = mod.program.functions[arg]
+                n = target.n_captures
+                items = [e.expr for e in stack[len(stack) - n:]] if n else []
+                t = result_dest(n)
+                if n:
+                    del stack[-n:]
+                name = mod.const_name(target, f"fn{arg}")
+                self.out(f"{t} = Closure({name}, ({''.join(x + ', ' for x in items)}))")
+                push_result(t)
+            elif op == Op.BOUND_METHOD:
+                a = stack[-1]
+                t = result_dest(1)
+                stack.pop()
+                name = mod.const_name(mod.program.functions[arg], f"fn{arg}")
+                self.out(f"{t} = Closure({name}, (), {a.expr}, True)")
+                push_result(t)
+            elif op == Op.IS_TYPE:
+                a = stack[-1]
+                t = result_dest(1)
+                stack.pop()
+                name = mod.const_name(fn.type_tests[arg], f"tt{fx}_{arg}")
+                self.out(f"{t} = {name}({a.expr})")
+                push_result(t)
+            elif op == Op.FORMAT:
+                shape = fn.formats[arg]
+                n = shape.count(None)
+                values = iter([e.expr for e in stack[len(stack) - n:]] if n else [])
+                t = result_dest(n)
+                if n:
+                    del stack[-n:]
+                parts = [repr(p) if p is not None else f"_render({next(values)})" for p in shape]
+                if not parts:
+                    self.out(f"{t} = ''")
+                elif len(parts) == 1 and shape[0] is not None:
+                    self.out(f"{t} = {parts[0]}")
+                else:
+                    self.out(f"{t} = ''.join(({', '.join(parts)},))")
+                push_result(t)
+            elif op == Op.CALL:
+                index, argc = arg
+                args = [e.expr for e in stack[len(stack) - argc:]] if argc else []
+                t = result_dest(argc)
+                if argc:
+                    del stack[-argc:]
+                callee = mod.program.functions[index]
+                if callee.kind != "body":
+                    name = mod.const_name(callee, f"fn{index}")
+                    self.out(f"{t} = _call_llm({name}, [{', '.join(args)}])")
+                else:
+                    self.out("if d >= MAXD: raise _overflow()")
+                    if mod.budget:
+                        self.out("_tick()")
+                    self.out(f"{t} = f{index}(d + 1, (){''.join(', ' + x for x in args)})")
+                push_result(t)
+            elif op == Op.CALL_BUILTIN:
+                index, argc = arg
+                args = [e.expr for e in stack[len(stack) - argc:]] if argc else []
+                t = result_dest(argc)
+                if argc:
+                    del stack[-argc:]
+                key = mod.program.builtin_keys[index]
+                own = mod.program.builtins[index] is BUILTINS.get(key)
+                if own and key in ("array.length", "string.length"):
+                    self.out(f"{t} = len({args[0]})")
+                    push_result(t, "int")
+                elif own and key == "array.push":
+                    self.out(f"{args[0]}.append({args[1]}); {t} = len({args[0]})")
+                    push_result(t, "int")
+                else:
+                    self.out(f"{t} = B{index}({', '.join(args)})")
+                    push_result(t)
+            elif op == Op.CALL_VALUE:
+                argc = arg
+                args = [e.expr for e in stack[len(stack) - argc:]] if argc else []
+                target = stack[len(stack) - argc - 1].expr
+                t = result_dest(argc + 1)
+                del stack[len(stack) - argc - 1:]
+                mod.value_argcs.add(argc)
+                self.out(f"if type({target}) is Closure and not {target}.bound and "
+                          f"(_g := FV{argc}.get({target}.function)) is not None:")
+                self.indent += 1
+                self.out("if d >= MAXD: raise _overflow()")
+                self.out(f"{t} = _g(d + 1, {target}.cells{''.join(', ' + x for x in args)})")
+                self.indent -= 1
+                self.out("else:")
+                self.indent += 1
+                self.out(f"{t} = _call_value(d, {target}, [{', '.join(args)}])")
+                self.indent -= 1
+                push_result(t)
+            elif op == Op.RETURN:
+                v = stack.pop()
+                self.out(f"return {v.expr}")
+                return None
+            elif op == Op.THROW:
+                v = stack.pop()
+                self.out(f"raise BamlRaise({v.expr})")
+                return None
+            elif op == Op.RETHROW:
+                v = stack.pop()
+                self.out(f"raise _rethrow({v.expr})")
+                return None
+            elif op == Op.UNREACHABLE:
+                self.out("raise _unreachable()")
+                return None
+            elif op == Op.POP:
+                stack.pop()
+            else:  # pragma: no cover - the opcode table and this switch are checked by a test
+                raise AssertionError(f"unknown opcode {op}")
+            pc += 1
+        # fell off the block: into the next one
+        self.flush(stack)
+        self.pc = end - 1
+        return ("goto", "") if end < len(code) else None
+
+
+# ----------------------------------------------------------------------------- runtime
+
+
+def _trace_frames(tb: Any, above: Any) -> list[Frame]:
+    """A BAML trace from Python frames: `above` and its callers (up to the run's entry),
+    then the traceback's frames (from the catching frame down to the raise)."""
+    outer: list[Frame] = []
+    f = above
+    while f is not None and f.f_code is not _ENTRY_CODE:
+        mod = _MODULES.get(f.f_code.co_filename)
+        if mod is not None:
+            fn = mod.by_code_name.get(f.f_code.co_name)
+            if fn is not None:
+                outer.append(mod.frame(fn, f.f_lineno))
+        f = f.f_back
+    outer.reverse()
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        mod = _MODULES.get(code.co_filename)
+        if mod is not None:
+            fn = mod.by_code_name.get(code.co_name)
+            if fn is not None:
+                outer.append(mod.frame(fn, tb.tb_lineno))
+        tb = tb.tb_next
+    return [f for f in outer if not f.function.startswith("$prelude")] or outer
+
+
+def _entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
+    """The boundary of one run: traces stop here."""
+    try:
+        return f(1, cells, *args)
+    except BamlRaise as e:
+        if not e.trace:
+            e.trace = _trace_frames(e.__traceback__, None)
+        raise
+
+
+_ENTRY_CODE = _entry.__code__
+
+
+def _make_catch(vm: VM) -> Any:
+    caught = vm.caught
+    getframe = sys._getframe
+
+    def _catch(e: BamlRaise) -> None:
+        if not e.trace:
+            frame = getframe(1)
+            e.trace = _trace_frames(e.__traceback__, frame.f_back)
+        e.__traceback__ = None
+        caught[id(e.value)] = e
+
+    return _catch
+
+
+_STATIC = {
+    "BamlRaise": BamlRaise,
+    "Cell": Cell,
+    "Closure": Closure,
+    "Instance": Instance,
+    "_add": ops.add, "_sub": ops.sub, "_mul": ops.mul, "_div": ops.div, "_mod": ops.mod,
+    "_neg": ops.neg, "_bit_not": ops.bit_not, "_bit_and": ops.bit_and, "_bit_or": ops.bit_or,
+    "_bit_xor": ops.bit_xor, "_shl": ops.shl, "_shr": ops.shr,
+    "_eq": ops.eq, "_lt": ops.lt, "_le": ops.le, "_gt": ops.gt, "_ge": ops.ge,
+    "_truthy": ops.truthy, "_is_panic": is_panic_value, "_render": render_value,
+    "_read_index": read_index, "_write_index": write_index,
+    "_overflow": lambda: panic("StackOverflow", message="stack overflow"),
+    "_unreachable": lambda: panic("Unreachable", message="entered unreachable code"),
+}
+
+
+class CompiledVM(VM):
+    """A `VM` whose functions run as generated Python code; same options, same results."""
+
+    def __init__(self, program: BexProgram, max_depth: int = DEFAULT_MAX_DEPTH,
+                 max_steps: int | None = None, llm: LlmHandler | None = None) -> None:
+        super().__init__(program, max_depth=max_depth, max_steps=max_steps, llm=llm)
+        self._funcs: list[Any] | None = None
+
+    def functions(self) -> list[Any]:
+        """This VM's Python function per BAML function (None for LLM functions)."""
+        if self._funcs is None:
+            self._funcs = self._instantiate()
+        return self._funcs
+
+    def _instantiate(self) -> list[Any]:
+        program = self.program
+        mod = translate(program, self.max_steps is not None)
+        ns: dict[str, Any] = dict(_STATIC)
+        ns.update(mod.consts)
+        for i, b in enumerate(program.builtins):
+            ns[f"B{i}"] = b
+        max_depth = self.max_depth
+        ns["MAXD"] = max_depth
+        ns["_global"] = self.load_global
+        ns["_call_llm"] = self.call_llm
+        ns["_rethrow"] = self.pending_rethrow
+        ns["_tick"] = self.tick
+        ns["_catch"] = _make_catch(self)
+        ns["__name__"] = "ingot.bex.compiled_program"
+        exec(mod.code, ns)  # noqa: S102 - our own generated code
+        funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        by_arity: dict[int, dict[BexFunction, Any]] = {}
+        for fn, f in zip(program.functions, funcs):
+            if f is not None:
+                by_arity.setdefault(fn.arity, {})[fn] = f
+        for argc in mod.value_argcs:
+            ns[f"FV{argc}"] = by_arity.get(argc, {})
+        call_llm = self.call_llm
+
+        def _call_value(d: int, target: Any, args: list[Any]) -> Any:
+            if not isinstance(target, Closure):
+                raise panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
+            if target.bound:
+                args = [target.receiver, *args]
+            callee = target.function
+            if callee.kind != "body":
+                return call_llm(callee, args)
+            if d >= max_depth:
+                raise panic("StackOverflow", message="stack overflow")
+            if len(args) != callee.arity:
+                raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
+                                                 f"got {len(args)}")
+            return funcs[callee.index](d + 1, target.cells, *args)
+
+        ns["_call_value"] = _call_value
+        return funcs
+
+    def run(self, fn: BexFunction, args: list[Any], cells: tuple[Cell, ...] = ()) -> Any:
+        if len(args) != fn.arity:
+            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
+        f = self.functions()[fn.index]
+        # one Python frame per BAML frame (two through `_call_value`); restored afterwards
+        need = 2 * self.max_depth + 5_000
+        old = sys.getrecursionlimit()
+        if old < need:
+            sys.setrecursionlimit(need)
+        try:
+            return _entry(f, cells, args)
+        except RecursionError:
+            raise panic("StackOverflow", message="stack overflow") from None
+        finally:
+            if old < need:
+                sys.setrecursionlimit(old)
