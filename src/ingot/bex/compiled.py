@@ -14,8 +14,17 @@ Translation:
   block), loads of locals and constants stay symbolic until used, other
   results live in Python locals `s0, s1, ...`; BAML locals are Python locals
   `l0, l1, ...` (captured ones hold `Cell` objects, as in the interpreter).
-- Basic blocks become arms of a `while True` dispatch over `pc`; an arm falls
-  through to the next arm, forward jumps skip arms, backward jumps `continue`.
+- Basic blocks are laid out in reverse postorder as arms of a `while True`
+  dispatch over `pc`: an arm falls through to the next, forward jumps skip
+  arms, backward jumps `continue`. A block with one predecessor is inlined
+  into it (so loop-free functions become plain if/else code), small blocks
+  ending in a jump are copied into their predecessors, and each innermost
+  loop runs in its own nested `while True`.
+- Ints, floats and bools get inline fast paths (`a + b` with the 63-bit range
+  check, BAML's total float order, ...). A flow-insensitive pass finds the
+  locals that only ever hold an int, a float or a bool (from the declared
+  parameter types, constants and operators), and their type tests go away.
+  A temporary that is stored and read once right away never leaves the stack.
 - Blocks covered by an exception handler are wrapped in
   `try/except BamlRaise`, which stores the value in the handler's slot and
   jumps to the handler block.
