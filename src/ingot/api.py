@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from ingot.bex.compiled import CompiledVM
 from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
 from ingot.compiler import Compiled, compile_source
@@ -14,6 +16,19 @@ from ingot.convert import ArgumentConverter, ArgumentError, to_python
 from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
 from ingot.runtime.errors import BamlError
+
+# Execution tiers: the reference interpreter, and BEX translated to Python functions.
+TIERS: dict[str, type[VM]] = {"interp": VM, "compiled": CompiledVM}
+DEFAULT_TIER = "compiled"
+
+
+def vm_class(tier: str | None) -> type[VM]:
+    """The VM of a tier: `tier`, else `$INGOT_TIER`, else the compiled tier."""
+    name = tier or os.environ.get("INGOT_TIER") or DEFAULT_TIER
+    try:
+        return TIERS[name]
+    except KeyError:
+        raise ValueError(f"unknown tier {name!r}; expected one of {', '.join(sorted(TIERS))}") from None
 
 
 def replies(*values: Any) -> Replies:
@@ -66,7 +81,7 @@ class Program:
         return out
 
     def call(self, name: str, /, *, max_depth: int = DEFAULT_MAX_DEPTH, max_steps: int | None = None,
-             llm: Mapping[str, Any] | LlmHandler | None = None, **args: Any) -> Any:
+             llm: Mapping[str, Any] | LlmHandler | None = None, tier: str | None = None, **args: Any) -> Any:
         """Run function `name` with keyword arguments; return plain Python values.
 
         `llm` mocks LLM functions: `{"Classify": value or raw reply text}`;
@@ -75,13 +90,18 @@ class Program:
         `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
         uncaught throw escapes.
         """
-        return self.run(name, args, max_depth=max_depth, max_steps=max_steps, llm=llm)
+        return self.run(name, args, max_depth=max_depth, max_steps=max_steps, llm=llm, tier=tier)
 
     def run(self, name: str, args: Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
-            max_steps: int | None = None, llm: Mapping[str, Any] | LlmHandler | None = None) -> Any:
-        """`call` with the arguments as a mapping (for parameters named like `call`'s options)."""
+            max_steps: int | None = None, llm: Mapping[str, Any] | LlmHandler | None = None,
+            tier: str | None = None) -> Any:
+        """`call` with the arguments as a mapping (for parameters named like `call`'s options).
+
+        `tier` picks the executor: "compiled" (default) or "interp" (the reference
+        interpreter); `$INGOT_TIER` sets the default.
+        """
         values = self.convert_args(name, dict(args))
-        vm = VM(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
+        vm = vm_class(tier)(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
         return to_python(vm.call(self.function(name), values))
 
     def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
@@ -107,8 +127,8 @@ class Program:
         """`program._meta.ingot`: harvested @ingot annotations keyed by item (`Func`, `Func.param`, ...)."""
         return SimpleNamespace(ingot=self.view.meta)
 
-    def vm(self, **options: Any) -> VM:
-        return VM(self.bex, **options)
+    def vm(self, tier: str | None = None, **options: Any) -> VM:
+        return vm_class(tier)(self.bex, **options)
 
 
 def load(path_or_source: str | Path, filename: str | None = None) -> Program:

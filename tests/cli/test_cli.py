@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from ingot.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples").glob("*.baml"))
+EXAMPLES = sorted((ROOT / "examples").rglob("*.baml"))
 SHARED = ROOT.parent / "shared" / "conformance"
 
 
