@@ -304,7 +304,6 @@ class Explorer:
 
     def expand(self, job: Job, run: RunResult) -> None:
         path = run.trace.path
-        res = self.result
         occurrences: dict[str, int] = {}
         for entry in path[: job.bound]:
             occurrences[entry.site] = occurrences.get(entry.site, 0) + 1
@@ -338,7 +337,6 @@ class Explorer:
                 child = {**run.assignment, **result.model}
                 reason = f"{entry.kind.value}:{alt.label}" + ("" if predicted is not None else " (optimistic)")
                 self.push(Job(child, j + 1, predicted, reason), priority)
-        del res
 
     def priority(self, entry: PathEntry, target: EdgeKey | None, label: str, nth: int = 0) -> int | None:
         """How much a child aimed here could add; None: not worth a query."""

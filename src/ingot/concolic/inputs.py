@@ -207,15 +207,16 @@ def assignment_for(view: ProgramView, ty: Ty, name: str, value: Any, out: dict[s
                 assignment_for(view, non_null[0], name, value, out, depth + 1)
             return
         for i, m in enumerate(members):
-            if _fits(view, m, value):
+            if value_fits(view, m, value):
                 out[f"{name}.$tag"] = i
                 assignment_for(view, m, f"{name}.${i}", value, out, depth + 1)
                 return
 
 
-def _fits(view: ProgramView, ty: Ty, value: Any) -> bool:
+def value_fits(view: ProgramView, ty: Ty, value: Any) -> bool:
+    """Could `value` (plain Python data) be a value of `ty`? Picks a union member for a value."""
     if isinstance(ty, AliasT):
-        return _fits(view, view.alias_target(ty.name), value)
+        return value_fits(view, view.alias_target(ty.name), value)
     if isinstance(ty, Prim):
         return {"int": type(value) is int, "float": type(value) is float, "bool": type(value) is bool,
                 "string": type(value) is str, "null": value is None}[ty.name]
@@ -223,8 +224,11 @@ def _fits(view: ProgramView, ty: Ty, value: Any) -> bool:
         return type(value) is type(ty.value) and value == ty.value
     if isinstance(ty, ListT):
         return isinstance(value, list)
-    if isinstance(ty, ClassT):
+    if isinstance(ty, MapT):
         return isinstance(value, dict)
+    if isinstance(ty, ClassT):
+        cls = next((c for c in view.classes() if c.name == ty.name), None)
+        return isinstance(value, dict) and cls is not None and set(value) == {f.name for f in cls.fields}
     if isinstance(ty, EnumT):
-        return isinstance(value, str)
+        return isinstance(value, str) and any(e.name == ty.name and value in e.variants for e in view.enums())
     return False

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ingot.concolic.inputs import value_fits
 from ingot.mir.api import (
     AliasT,
     ClassT,
@@ -88,28 +89,9 @@ class LiteralWriter:
 
     def union(self, value: Any, ty: UnionT, depth: int) -> str:
         for m in ty.members:
-            if self.fits(value, m):
+            if value_fits(self.view, m, value):
                 return self.literal(value, m, depth + 1)
         return self.scalar(value)
-
-    def fits(self, value: Any, ty: Ty) -> bool:
-        if isinstance(ty, AliasT):
-            return self.fits(value, self.view.alias_target(ty.name))
-        if isinstance(ty, Prim):
-            return {"int": type(value) is int, "float": type(value) is float, "bool": type(value) is bool,
-                    "string": type(value) is str, "null": value is None}[ty.name]
-        if isinstance(ty, Lit):
-            return type(value) is type(ty.value) and value == ty.value
-        if isinstance(ty, ListT):
-            return isinstance(value, list)
-        if isinstance(ty, MapT):
-            return isinstance(value, dict) and not any(isinstance(c, dict) and False for c in [value])
-        if isinstance(ty, ClassT):
-            cls = self.classes.get(ty.name)
-            return isinstance(value, dict) and cls is not None and set(value) == {f.name for f in cls.fields}
-        if isinstance(ty, EnumT):
-            return isinstance(value, str) and any(e.name == ty.name and value in e.variants for e in self.view.enums())
-        return False
 
     def scalar(self, value: Any) -> str:
         if isinstance(value, bool):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ingot.mir import ir
 from ingot.mir.builder import CfgBuilder
 from ingot.semantics import builtins as B
+from ingot.semantics.check import alternatives, is_catch_all
 from ingot.semantics.hir import (
     BuiltinRef,
     ClientRef,
@@ -865,23 +866,6 @@ def has_effects(e: A.Expr) -> bool:
     if isinstance(e, A.Template):
         return any(not isinstance(p, str) and (isinstance(p, A.TemplateStmt) or has_effects(p)) for p in e.parts)
     return True
-
-
-def is_catch_all(p: A.Pattern) -> bool:
-    if isinstance(p, A.WildcardPat):
-        return True
-    if isinstance(p, A.BindPat):
-        return p.type is None
-    return False
-
-
-def alternatives(p: A.Pattern) -> list[A.Pattern]:
-    if isinstance(p, A.OrPat):
-        out: list[A.Pattern] = []
-        for a in p.alternatives:
-            out += alternatives(a)
-        return out
-    return [p]
 
 
 def lower_program(tp: TypedProgram, items: Items) -> tuple[ir.MirProgram, list[Diagnostic]]:
