@@ -91,3 +91,17 @@ def test_emitted_baml_tests_compile_on_the_real_engine(tmp_path: Path) -> None:
         source = (BENCH / f"{name}.baml").read_text() + "\n" + tests
         baml_bridge.BamlRuntime.initialize_runtime(".", {"main.baml": source})
         ingot.load(source)  # and on ingot
+
+
+def test_failing_llm_calls_are_explored_where_a_catch_guards_them() -> None:
+    report = explore_json(str(ROOT / "examples" / "llm" / "support.baml"), "Route")
+    failing = [t for t in report["tests"] if {"$failure": "ParseFailed"} in t["mocks"].get("ClassifyMessage", [])]
+    assert failing, "a case where the model call fails reaches the catch arm"
+    assert "could not classify" in failing[0]["outcome"]["value"]
+
+
+def test_a_failure_mock_raises_the_engine_error_class() -> None:
+    from ingot.llm import Failure
+
+    program = ingot.load(ROOT / "examples" / "llm" / "support.baml")
+    assert "could not classify" in program.call("Route", message="hi", llm={"ClassifyMessage": Failure()})

@@ -32,6 +32,7 @@ from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 
 EdgeKey = tuple[str, int, int]  # (function, block, target block)
+FAILURE_KEY = "$failure"  # a recorded mock that fails: {"$failure": "ParseFailed"}
 
 
 @dataclass
@@ -127,6 +128,12 @@ class LlmInputs:
         self.builder = builder
         self.view = view
         self.mocks: dict[str, list[Any]] = {}
+
+    def llm_failure(self, fn: BexFunction, site: str, occurrence: int) -> tuple[bool, Expr]:
+        fails, var = self.builder.var(f"{fn.name}@{site}#{occurrence}.$fails", Sort.BOOL)
+        if fails:
+            self.mocks.setdefault(fn.name, []).append({FAILURE_KEY: "ParseFailed"})
+        return bool(fails), var
 
     def llm_result(self, fn: BexFunction, site: str, occurrence: int) -> tuple[Any, Shadow]:
         ret = self.view.function(fn.name).ret

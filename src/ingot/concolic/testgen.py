@@ -170,10 +170,16 @@ import pathlib
 import pytest
 
 import ingot
-from ingot.llm import Value
+from ingot.llm import Failure, Value
 
 PROGRAM = pathlib.Path(__file__).parent / {rel!r}
 CASES = json.loads(r"""{cases}""")
+
+
+def mock(value):
+    if isinstance(value, dict) and set(value) == {{"$failure"}}:
+        return Failure(value["$failure"])
+    return Value(value)
 
 
 @pytest.fixture(scope="module")
@@ -184,8 +190,8 @@ def program():
 @pytest.mark.parametrize("case", CASES, ids=[f"case{{i + 1}}" for i in range(len(CASES))])
 def test_case(program, case):
     outcome = case["outcome"]
-    # The explorer recorded results, not raw replies: give them as values.
-    mocks = {{name: ingot.replies(*(Value(v) for v in values)) for name, values in case["mocks"].items()}}
+    # The explorer recorded results, not raw replies: give them as values (or failures).
+    mocks = {{name: ingot.replies(*(mock(v) for v in values)) for name, values in case["mocks"].items()}}
     if "error" in outcome:
         with pytest.raises(ingot.BamlError) as raised:
             program.call({function!r}, llm=mocks, **case["args"])

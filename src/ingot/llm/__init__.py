@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ingot.llm.clients import validate_clients
-from ingot.llm.mocks import MockError, Replies, Value
+from ingot.llm.mocks import Failure, MockError, Replies, Value
 from ingot.llm.render import render_output_format
 from ingot.llm.runtime import CallRecord, LlmRuntime
 
@@ -30,5 +30,5 @@ def parse_reply(view: Any, text: str, ty: Any) -> Any:
     return finish(coerced, lambda _cls, fields: dict(fields), lambda _enum, name: name)
 
 
-__all__ = ["LlmRuntime", "CallRecord", "Replies", "Value", "MockError", "validate_clients",
+__all__ = ["LlmRuntime", "CallRecord", "Replies", "Value", "Failure", "MockError", "validate_clients",
            "render_output_format", "parse_reply"]

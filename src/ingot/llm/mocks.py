@@ -13,7 +13,8 @@ A mock for an LLM function is one of
 - a callable: called with the function's arguments as keywords (plain Python
   values); what it returns is used as above.
 
-Use `Value(x)` to pass a string as a value rather than as a raw reply.
+Use `Value(x)` to pass a string as a value rather than as a raw reply, and
+`Failure("ParseFailed")` for a call that fails with an `ai.errors` class.
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
 
 class MockError(Exception):
     """A mock that cannot answer: no reply left, or a value of the wrong type."""
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A mocked call that fails as a real one can: raises `ai.errors.<kind>` (ParseFailed by default)."""
+
+    kind: str = "ParseFailed"
+    message: str = "mocked failure"
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from ingot.bex.program import BexFunction
 from ingot.llm.callers import Models, models_for
 from ingot.llm.coerce import CoerceError, Coercer, finish
 from ingot.llm.errors import LlmFailure, ai_error
-from ingot.llm.mocks import MockError, Mocks, to_value
+from ingot.llm.mocks import Failure, MockError, Mocks, to_value
 from ingot.llm.render import render_output_format
 from ingot.llm.request import REPAIR_PROMPT, Conversation, Turn
 from ingot.llm.schema import Schema
@@ -127,6 +127,8 @@ class LlmRuntime:
 
     def _mock_turn(self, vm: Any, function: str, ret: Ty, record: CallRecord) -> Turn | _Result:
         reply = self.mocks.next(function, lambda: dict(record.args))
+        if isinstance(reply, Failure):
+            raise ai_error(reply.kind, provider="mock", message=reply.message, raw_output="", detail=reply.message)
         if isinstance(reply, str):
             return Turn(reply, "Complete", "mock")
         programs = vm.program

@@ -26,7 +26,7 @@ from ingot.bex.program import BexFunction, Cell, Closure
 from ingot.bex.vm import VM, read_index, write_index
 from ingot.mir.api import FunctionView, ProgramView
 from ingot.runtime import ops
-from ingot.runtime.errors import BamlRaise, is_panic_value, panic
+from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
 from ingot.symbolic import builtin_models
@@ -38,6 +38,10 @@ class Environment(Protocol):
     """Where values the program cannot control come from (LLM results)."""
 
     def llm_result(self, fn: BexFunction, site: str, occurrence: int) -> tuple[Any, Shadow]: ...
+
+    def llm_failure(self, fn: BexFunction, site: str, occurrence: int) -> tuple[bool, Expr]:
+        """Whether this call fails (a BOOL input), for calls a `catch` protects."""
+        ...
 
 
 @dataclass(slots=True)
@@ -746,6 +750,14 @@ class TrackedVM(VM):
         key = f"{fn.name}@{site}"
         k = self._llm_counts.get(key, 0)
         self._llm_counts[key] = k + 1
+        if any(h.covers(frame.pc - 1) for h in frame.fn.handlers):
+            # A `catch` guards this call: whether the model call fails is an input too.
+            fails, fail_var = self.env.llm_failure(fn, site, k)
+            self.check(frame, "LlmFailure", self.x.not_(fail_var), not fails)
+            if fails:
+                self.trace.llm_calls.append((fn.name, f"{key}#{k}", None))
+                raise BamlRaise(ERRORS["ai.errors.ParseFailed"].new(
+                    provider="explore", raw_output="", message="the model's reply could not be parsed (explored)"))
         value, shadow = self.env.llm_result(fn, site, k)
         self.trace.llm_calls.append((fn.name, f"{key}#{k}", value))
         return value, shadow
