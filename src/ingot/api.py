@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -40,6 +41,10 @@ def replies(*values: Any) -> Replies:
     return Replies(*values)
 
 
+class HostError(Exception):
+    """A host (FFI) target that may not or cannot be imported."""
+
+
 class Program:
     """A compiled BAML program: call its functions, inspect its MIR and bytecode."""
 
@@ -49,6 +54,35 @@ class Program:
         self.bex = compiled.bex
         self._converter = ArgumentConverter(compiled.bex, compiled.items)
         self._view: ProgramView | None = None
+
+    def bind(self, name: str, target: Callable[..., Any]) -> None:
+        """Run `target` (a Python callable) whenever BAML calls function `name`.
+
+        The function keeps its BAML body for the real engine; here its calls go to
+        `target` with the BAML values as positional arguments (class instances as
+        `ingot.runtime.values.Instance`), and what it returns is the call's value:
+        any Python object, opaque to BAML (a tensor), which BAML passes around.
+        """
+        fn = self.function(name)
+        if fn.kind == "llm":
+            raise HostError(f"`{name}` is an LLM function; mock it with llm={{...}} instead")
+        if not callable(target):
+            raise HostError(f"cannot bind `{name}` to {target!r}: not callable")
+        fn.kind = "host"
+        self.bex.host_targets.setdefault(name, None)
+        self.bex.host_callables[name] = target
+        forget_translations(self.bex)  # compiled code called the BAML body directly
+
+    @property
+    def hosts(self) -> dict[str, str | None]:
+        """Host functions and the targets their source names (None: bind from Python)."""
+        return dict(self.bex.host_targets)
+
+    def import_hosts(self) -> None:
+        """Import and bind every `@@ingot(host="module:callable")` target."""
+        for name, target in self.bex.host_targets.items():
+            if target is not None and name not in self.bex.host_callables:
+                self.bind(name, import_target(name, target))
 
     @property
     def functions(self) -> list[str]:
@@ -131,10 +165,35 @@ class Program:
         return vm_class(tier)(self.bex, **options)
 
 
-def load(path_or_source: str | Path, filename: str | None = None) -> Program:
+def import_target(name: str, target: str) -> Callable[..., Any]:
+    """`"package.module:callable"` -> the callable (a clear `HostError` when it is not there)."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise HostError(f"host target of `{name}` must be \"module:callable\", got {target!r}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as e:
+        raise HostError(f"cannot import host target {target!r} of `{name}`: {e}") from None
+    if not callable(obj):
+        raise HostError(f"host target {target!r} of `{name}` is not callable")
+    return obj
+
+
+def forget_translations(program: Any) -> None:
+    from ingot.bex.compiled import forget
+
+    forget(program)
+
+
+def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts: bool = False) -> Program:
     """Compile a BAML file (a `Path`, or a `str` naming an existing `.baml` file) or source text.
 
     Raises `ingot.CompileError` carrying every diagnostic when the source has errors.
+    Host targets named in source (`@@ingot(host="module:callable")`) are imported only
+    with `allow_hosts=True`; otherwise a program that names any raises `HostError`
+    listing them, and nothing is imported.
     """
     path: Path | None = None
     if isinstance(path_or_source, Path):
@@ -147,7 +206,15 @@ def load(path_or_source: str | Path, filename: str | None = None) -> Program:
     else:
         text = str(path_or_source)
         name = filename or "main.baml"
-    return Program(compile_source(text, name), path)
+    program = Program(compile_source(text, name), path)
+    targets = {n: t for n, t in program.hosts.items() if t is not None}
+    if targets and not allow_hosts:
+        listed = ", ".join(f"{n} -> {t}" for n, t in sorted(targets.items()))
+        raise HostError(f"{name} wants to run Python host functions ({listed}); load it with "
+                        "allow_hosts=True (--allow-hosts) to import them")
+    if allow_hosts:
+        program.import_hosts()
+    return program
 
 
-__all__ = ["Program", "load", "BamlError", "ArgumentError", "Replies", "replies"]
+__all__ = ["Program", "HostError", "load", "BamlError", "ArgumentError", "Replies", "replies"]

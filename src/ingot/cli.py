@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ingot.api import Program, load
+from ingot.api import HostError, Program, load
 from ingot.convert import ArgumentError, to_json_text
 from ingot.runtime.errors import BamlError
 from ingot.syntax.diagnostics import CompileError, render_all
@@ -22,12 +22,14 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def load_or_exit(path: Path) -> Program:
+def load_or_exit(path: Path, allow_hosts: bool = False) -> Program:
     """Compile a file, printing its diagnostics and exiting 1 when it has errors."""
     try:
-        return load(path)
+        return load(path, allow_hosts=allow_hosts)
     except CompileError as e:
         fail(render_all(e.diagnostics))
+    except HostError as e:
+        fail(f"error: {e}")
     except UnicodeDecodeError:
         fail(f"error: {path} is not UTF-8 text")
     except OSError as e:
@@ -98,13 +100,14 @@ def check(files: tuple[Path, ...]) -> None:
               help="Mock an LLM function: a raw reply text (or @file holding it, or JSON). Repeatable.")
 @click.option("--max-depth", default=20_000, show_default=True, help="Maximum BAML call depth.")
 @click.option("--max-steps", type=int, default=None, help="Budget of loop iterations and calls.")
+@click.option("--allow-hosts", is_flag=True, help="Import the Python host functions the source names.")
 def run(file: Path, function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...], max_depth: int,
-        max_steps: int | None) -> None:
+        max_steps: int | None, allow_hosts: bool) -> None:
     """Run FUNCTION of FILE with --args and print its result as JSON.
 
     LLM functions call their declared client unless mocked with --llm.
     """
-    program = load_or_exit(file)
+    program = load_or_exit(file, allow_hosts)
     args = parse_json_option(args_text, "--args")
     mocks = parse_mocks(llm_mocks, program)
     if not isinstance(args, dict):

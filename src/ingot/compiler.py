@@ -87,7 +87,19 @@ def compile_source(text: str, filename: str = "main.baml") -> Compiled:
     for name, fn in prelude_functions():
         mir.functions[name] = fn
     bex = emit_program(mir, items, filename)
+    mark_hosts(bex, meta)
     return Compiled(source, module, typed, items, mir, bex, clients, llm_clients, meta)
+
+
+def mark_hosts(bex: BexProgram, meta: dict[str, dict[str, Any]]) -> None:
+    """`@@ingot(host)` / `@@ingot(host="module:callable")`: the function runs Python, not its body."""
+    for name, keys in meta.items():
+        target = keys.get("host")
+        fn = bex.by_name.get(name)
+        if target is None or target is False or fn is None or fn.kind != "body":
+            continue
+        fn.kind = "host"
+        bex.host_targets[name] = target if isinstance(target, str) else None
 
 
 def supported_clients(clients: dict[str, ClientSpec], llm_clients: dict[str, ClientSpec]) -> list[Diagnostic]:

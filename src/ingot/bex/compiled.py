@@ -95,6 +95,12 @@ class _Module:
         return Frame(fn.qualified, fn.file, fn.line_at(pc))
 
 
+def forget(program: BexProgram) -> None:
+    """Drop `program`'s translations (its functions changed kind, e.g. a host was bound)."""
+    for key in [k for k in _CACHE if k[0] == id(program)]:
+        del _CACHE[key]
+
+
 _MODULES: dict[str, _Module] = {}
 _CACHE: OrderedDict[tuple[int, bool], _Module] = OrderedDict()
 _CACHE_SIZE = 64

@@ -109,3 +109,7 @@ class BexProgram:
     builtins: list[Callable[..., Any]]
     tests: list[tuple[str, str | None, str]]
     file: str = "main.baml"
+    # Host (FFI) functions: name -> the target named in source ("pkg.mod:callable") or None,
+    # and the Python callables bound to them (`Program.bind`).
+    host_targets: dict[str, str | None] = field(default_factory=dict)
+    host_callables: dict[str, Callable[..., Any]] = field(default_factory=dict)

@@ -65,11 +65,29 @@ class VM:
         return self.run(fn, args, cells)
 
     def call_llm(self, fn: BexFunction, args: list[Any]) -> Any:
+        """A call of a function without bytecode: an LLM function or a host (FFI) function."""
+        if fn.kind == "host":
+            return self.call_host(fn, args)
         if self.llm is None:
             raise panic("HostUnavailable",
                         message=f"LLM function `{fn.name}` has no client to call (LLM calls are not "
                                 "supported by this runner; pass mocks)")
         return self.llm(self, fn, args)
+
+    def call_host(self, fn: BexFunction, args: list[Any]) -> Any:
+        """Run the Python callable bound to a host function; its failures become BAML panics."""
+        target = self.program.host_callables.get(fn.name)
+        if target is None:
+            raise panic("HostUnavailable", resource=fn.name,
+                        message=f"host function `{fn.name}` is not bound: call program.bind({fn.name!r}, fn) "
+                                "or name a target with @@ingot(host=\"module:callable\") and allow hosts")
+        try:
+            return target(*args)
+        except BamlRaise:
+            raise
+        except Exception as e:  # noqa: BLE001 - a host failure is the program's panic, not ingot's crash
+            raise panic("HostContractViolation", message=f"host function `{fn.name}` raised "
+                        f"{type(e).__name__}: {e}", class_name=type(e).__name__, language="python") from None
 
     def load_global(self, index: int) -> Any:
         value = self.globals[index]
