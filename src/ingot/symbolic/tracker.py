@@ -745,12 +745,12 @@ class TrackedVM(VM):
 
     # -- environment ----------------------------------------------------------------------------
     def llm_call(self, frame: Frame, fn: BexFunction) -> tuple[Any, Shadow]:
-        """An LLM result is a fresh symbolic input, named by call site and occurrence."""
+        """An LLM (or host) result is a fresh symbolic input, named by call site and occurrence."""
         site = f"{frame.fn.name}:{frame.pc - 1}"
         key = f"{fn.name}@{site}"
         k = self._llm_counts.get(key, 0)
         self._llm_counts[key] = k + 1
-        if any(h.covers(frame.pc - 1) for h in frame.fn.handlers):
+        if fn.kind == "llm" and any(h.covers(frame.pc - 1) for h in frame.fn.handlers):
             # A `catch` guards this call: whether the model call fails is an input too.
             fails, fail_var = self.env.llm_failure(fn, site, k)
             self.check(frame, "LlmFailure", self.x.not_(fail_var), not fails)
