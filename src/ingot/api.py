@@ -187,13 +187,16 @@ def forget_translations(program: Any) -> None:
     forget(program)
 
 
-def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts: bool = False) -> Program:
+def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts: bool = False,
+         resolve_hosts: bool = True) -> Program:
     """Compile a BAML file (a `Path`, or a `str` naming an existing `.baml` file) or source text.
 
     Raises `ingot.CompileError` carrying every diagnostic when the source has errors.
     Host targets named in source (`@@ingot(host="module:callable")`) are imported only
     with `allow_hosts=True`; otherwise a program that names any raises `HostError`
-    listing them, and nothing is imported.
+    listing them, and nothing is imported. Tools that never run host functions
+    (checking, printing, exploring, where host results are symbolic inputs) pass
+    `resolve_hosts=False`: nothing is imported and nothing is refused.
     """
     path: Path | None = None
     if isinstance(path_or_source, Path):
@@ -208,6 +211,8 @@ def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts
         name = filename or "main.baml"
     program = Program(compile_source(text, name), path)
     targets = {n: t for n, t in program.hosts.items() if t is not None}
+    if not resolve_hosts:
+        return program
     if targets and not allow_hosts:
         listed = ", ".join(f"{n} -> {t}" for n, t in sorted(targets.items()))
         raise HostError(f"{name} wants to run Python host functions ({listed}); load it with "

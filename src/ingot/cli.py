@@ -22,10 +22,10 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def load_or_exit(path: Path, allow_hosts: bool = False) -> Program:
+def load_or_exit(path: Path, allow_hosts: bool = False, resolve_hosts: bool = True) -> Program:
     """Compile a file, printing its diagnostics and exiting 1 when it has errors."""
     try:
-        return load(path, allow_hosts=allow_hosts)
+        return load(path, allow_hosts=allow_hosts, resolve_hosts=resolve_hosts)
     except CompileError as e:
         fail(render_all(e.diagnostics))
     except HostError as e:
@@ -78,7 +78,7 @@ def check(files: tuple[Path, ...]) -> None:
     failed = 0
     for path in files:
         try:
-            load(path)
+            load(path, resolve_hosts=False)
         except CompileError as e:
             failed += 1
             click.echo(render_all(e.diagnostics), err=True)
@@ -140,7 +140,7 @@ def mir(file: Path, function: str | None) -> None:
     """Print the MIR of FILE (or of one FUNCTION)."""
     from ingot.mir import pretty
 
-    program = load_or_exit(file)
+    program = load_or_exit(file, resolve_hosts=False)
     if function is not None and function not in program.compiled.mir.functions:
         fail(f"error: no function `{function}` in {file}")
     click.echo(pretty.program(program.compiled.mir, function))
@@ -153,7 +153,7 @@ def dis(file: Path, function: str | None) -> None:
     """Disassemble the BEX bytecode of FILE (or of one FUNCTION)."""
     from ingot.bex.dis import disassemble_program
 
-    program = load_or_exit(file)
+    program = load_or_exit(file, resolve_hosts=False)
     if function is not None and function not in program.bex.by_name:
         fail(f"error: no function `{function}` in {file}")
     click.echo(disassemble_program(program.bex, function))
@@ -184,7 +184,7 @@ def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, 
     from ingot.concolic.report import summary_table
     from ingot.concolic.testgen import write_tests
 
-    program = load_or_exit(file)
+    program = load_or_exit(file, resolve_hosts=False)  # host results are symbolic inputs here
     if function not in program.functions:
         names = ", ".join(program.functions) or "none"
         fail(f"error: no function `{function}` in {file} (functions: {names})")

@@ -86,3 +86,11 @@ def test_stripped_host_source_compiles_on_the_real_engine() -> None:
     from ingot.syntax.diagnostics import SourceFile
 
     bridge.BamlRuntime.initialize_runtime(".", {"main.baml": harvest(SourceFile("main.baml", SOURCE)).text})
+
+
+def test_check_mir_and_explore_need_no_hosts(tmp_path: Path) -> None:
+    path = tmp_path / "imgs.baml"
+    path.write_text(SOURCE)
+    for args in (["check", str(path)], ["mir", str(path)], ["explore", str(path), "Total", "--json"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, (args, result.stderr)
