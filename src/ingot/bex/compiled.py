@@ -936,7 +936,7 @@ class _FunctionTranslator:
                 callee = mod.program.functions[index]
                 if callee.kind != "body":
                     name = mod.const_name(callee, f"fn{index}")
-                    self.out(f"{t} = _call_llm({name}, [{', '.join(args)}])")
+                    self.out(f"{t} = _call_external({name}, [{', '.join(args)}])")
                 else:
                     self.out("if d >= MAXD: raise _overflow()")
                     if mod.budget:
@@ -1098,7 +1098,7 @@ class CompiledVM(VM):
         max_depth = self.max_depth
         ns["MAXD"] = max_depth
         ns["_global"] = self.load_global
-        ns["_call_llm"] = self.call_llm
+        ns["_call_external"] = self.call_external
         ns["_rethrow"] = self.pending_rethrow
         ns["_tick"] = self.tick
         ns["_catch"] = _make_catch(self)
@@ -1111,7 +1111,7 @@ class CompiledVM(VM):
                 by_arity.setdefault(fn.arity, {})[fn] = f
         for argc in mod.value_argcs:
             ns[f"FV{argc}"] = by_arity.get(argc, {})
-        call_llm = self.call_llm
+        call_external = self.call_external
 
         def _call_value(d: int, target: Any, args: list[Any]) -> Any:
             if not isinstance(target, Closure):
@@ -1120,7 +1120,7 @@ class CompiledVM(VM):
                 args = [target.receiver, *args]
             callee = target.function
             if callee.kind != "body":
-                return call_llm(callee, args)
+                return call_external(callee, args)
             if d >= max_depth:
                 raise panic("StackOverflow", message="stack overflow")
             if len(args) != callee.arity:

@@ -61,10 +61,10 @@ class VM:
                 args = [fn.receiver, *args]
             fn = fn.function
         if fn.kind == "llm":
-            return self.call_llm(fn, args)
+            return self.call_external(fn, args)
         return self.run(fn, args, cells)
 
-    def call_llm(self, fn: BexFunction, args: list[Any]) -> Any:
+    def call_external(self, fn: BexFunction, args: list[Any]) -> Any:
         """A call of a function without bytecode: an LLM function or a host (FFI) function."""
         if fn.kind == "host":
             return self.call_host(fn, args)
@@ -174,7 +174,7 @@ class VM:
                         if argc:
                             del stack[len(stack) - argc:]
                         if callee.kind != "body":
-                            stack.append(self.call_llm(callee, call_args))
+                            stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:
                             raise panic("StackOverflow", message="stack overflow")
@@ -333,7 +333,7 @@ class VM:
                             call_args = [target.receiver, *call_args]
                         callee = target.function
                         if callee.kind != "body":
-                            stack.append(self.call_llm(callee, call_args))
+                            stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:
                             raise panic("StackOverflow", message="stack overflow")

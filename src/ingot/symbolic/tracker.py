@@ -532,20 +532,12 @@ class TrackedVM(VM):
         elif op is B.IS_PANIC:
             stack[-1] = is_panic_value(stack[-1])
             sstack[-1] = None
-        elif op is B.LOAD_DEREF:
-            cell = frame.locals[arg]
+        elif op is B.LOAD_DEREF or op is B.LOAD_CAPTURE:
+            cell = frame.locals[arg] if op is B.LOAD_DEREF else frame.cells[arg]
             stack.append(cell.value)
             sstack.append(self.hget(cell, "v"))
-        elif op is B.STORE_DEREF:
-            cell = frame.locals[arg]
-            cell.value = stack.pop()
-            self.hset(cell, "v", sstack.pop())
-        elif op is B.LOAD_CAPTURE:
-            cell = frame.cells[arg]
-            stack.append(cell.value)
-            sstack.append(self.hget(cell, "v"))
-        elif op is B.STORE_CAPTURE:
-            cell = frame.cells[arg]
+        elif op is B.STORE_DEREF or op is B.STORE_CAPTURE:
+            cell = frame.locals[arg] if op is B.STORE_DEREF else frame.cells[arg]
             cell.value = stack.pop()
             self.hset(cell, "v", sstack.pop())
         elif op is B.NEW_CELL:
