@@ -263,7 +263,7 @@ class TrackedVM(VM):
                         callee = self.program.functions[index]
                         args, shadows = self.pop_args(frame, argc)
                         if callee.kind != "body":
-                            value, shadow = self.llm_call(frame, callee)
+                            value, shadow = self.external_call(frame, callee, args, shadows)
                             stack.append(value)
                             sstack.append(shadow)
                             continue
@@ -283,7 +283,7 @@ class TrackedVM(VM):
                             args, shadows = [target.receiver, *args], [None, *shadows]
                         callee = target.function
                         if callee.kind != "body":
-                            value, shadow = self.llm_call(frame, callee)
+                            value, shadow = self.external_call(frame, callee, args, shadows)
                             stack.append(value)
                             sstack.append(shadow)
                             continue
@@ -736,8 +736,13 @@ class TrackedVM(VM):
         sstack.append(expr if expr is not None and not expr.is_const else None)
 
     # -- environment ----------------------------------------------------------------------------
-    def llm_call(self, frame: Frame, fn: BexFunction) -> tuple[Any, Shadow]:
-        """An LLM (or host) result is a fresh symbolic input, named by call site and occurrence."""
+    def external_call(self, frame: Frame, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        """A call of a function without bytecode (LLM or host).
+
+        Exploration treats the result as a fresh symbolic input, named by call site and
+        occurrence (the arguments are not needed); packing overrides this to run host
+        functions and keep their tensor results as leaves.
+        """
         site = f"{frame.fn.name}:{frame.pc - 1}"
         key = f"{fn.name}@{site}"
         k = self._llm_counts.get(key, 0)
