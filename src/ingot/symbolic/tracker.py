@@ -93,6 +93,7 @@ class TrackedVM(VM):
         self.x = interner
         self.env = env
         self.trace = RunTrace()
+        self.result_shadow: Shadow = None  # the shadow of the value the last run returned
         self.heap: dict[tuple[int, Any], Shadow] = {}
         self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
         self._sites: dict[str, SiteInfo] = {}
@@ -295,6 +296,7 @@ class TrackedVM(VM):
                     elif op == B.RETURN:
                         value, shadow = stack.pop(), sstack.pop()
                         if not frames:
+                            self.result_shadow = shadow
                             return value
                         frame = frames.pop()
                         frame.stack.append(value)
