@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import SimpleNamespace
@@ -72,6 +73,10 @@ class Program:
         self.bex.host_targets.setdefault(name, None)
         self.bex.host_callables[name] = target
         forget_translations(self.bex)  # compiled code called the BAML body directly
+        if "torch" in sys.modules:
+            # Host functions of a torch program return tensors where BAML says float:
+            # teach the operators about them (ingot.pack.tensors documents which).
+            importlib.import_module("ingot.pack.tensors")
 
     @property
     def hosts(self) -> dict[str, str | None]:

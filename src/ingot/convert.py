@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 from ingot.bex.program import BexProgram, Closure
+from ingot.runtime import ops
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
 from ingot.semantics.resolve import Items
 from ingot.semantics.types import (
@@ -99,6 +100,8 @@ class ArgumentConverter:
                 return value
             if type(value) is int:
                 return float(value)
+            if ops.FLOAT_LIKE and isinstance(value, ops.FLOAT_LIKE):
+                return value  # a tensor standing in for a float (ingot.pack.tensors)
         elif name == "string":
             if type(value) is str:
                 return value
@@ -186,6 +189,8 @@ def to_python(value: Any, depth: int = 0) -> Any:
         return value.name
     if isinstance(value, Closure):
         return f"<function {value.function.name}>"
+    if ops.FLOAT_LIKE and isinstance(value, ops.FLOAT_LIKE):
+        return value  # tensors stay tensors for Python callers
     return repr(value)
 
 

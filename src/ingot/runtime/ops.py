@@ -32,6 +32,14 @@ values of one type: `int`, `float` (total: `-inf < ... < inf < NaN`), `string`
 everything else is truthy, including `NaN`, class instances, enum values and
 functions.
 
+Host values may stand in for `float` (torch tensors, registered by
+`ingot.pack.tensors` through `register_float_like`; this module imports no
+tensor library). With one on either side, `+ - * /` and unary `-` are the
+library's element-wise operators (IEEE: nothing panics), `%` is the
+registered truncating remainder, `== != < <= > >=` give the element-wise
+comparison (IEEE: NaN compares false), and a condition asks the registered
+`truth` function (a 0-d tensor outside tracing has one; others raise).
+
 Each function takes plain Python values (see `values.py`) and either returns
 the result or raises a `BamlRaise` (a BAML panic). A `TypeError` means the
 caller passed operands the type checker would have rejected.
@@ -83,6 +91,29 @@ def _overflow(text: str) -> BamlRaise:
     return panic("IntegerOverflow", message=f"{text} overflows int")
 
 
+# Types standing in for `float` and what conditions and `%` do with them (see the docstring).
+FLOAT_LIKE: tuple[type, ...] = ()
+_float_like_truth: Callable[[Any], bool] = bool
+_float_like_fmod: Callable[[Any, Any], Any] = math.fmod
+
+
+def register_float_like(cls: type, *, truth: Callable[[Any], bool], fmod: Callable[[Any, Any], Any]) -> None:
+    """Let values of `cls` (and subclasses) stand in for BAML `float` in operators."""
+    global FLOAT_LIKE, _float_like_truth, _float_like_fmod
+    if cls not in FLOAT_LIKE:
+        FLOAT_LIKE = (*FLOAT_LIKE, cls)
+    _float_like_truth, _float_like_fmod = truth, fmod
+
+
+def _float_like(a: Any, b: Any) -> bool:
+    """One operand stands in for a float and the other is numeric: use its own operators."""
+    if not FLOAT_LIKE:
+        return False
+    fa, fb = isinstance(a, FLOAT_LIKE), isinstance(b, FLOAT_LIKE)
+    ta, tb = type(a), type(b)
+    return (fa or fb) and (fa or ta is float or ta is int) and (fb or tb is float or tb is int)
+
+
 def _bad(op: str, *operands: Any) -> TypeError:
     kinds = " and ".join(type(x).__name__ for x in operands)
     return TypeError(f"operator {op} cannot be applied to {kinds}")
@@ -92,6 +123,8 @@ def _floats(op: str, a: Any, b: Any) -> tuple[float, float]:
     ta, tb = type(a), type(b)
     if (ta is float or ta is int) and (tb is float or tb is int):
         return float(a), float(b)
+    if _float_like(a, b):
+        return a, b
     raise _bad(op, a, b)
 
 
@@ -143,6 +176,8 @@ def div(a: Any, b: Any) -> Any:
             q += 1  # floor -> toward zero
         return q
     x, y = _floats("/", a, b)
+    if type(x) is not float or type(y) is not float:
+        return x / y  # a tensor: IEEE division by zero, as below
     if y == 0.0:
         if x != x or x == 0.0:
             return _NAN
@@ -159,6 +194,8 @@ def mod(a: Any, b: Any) -> Any:
             r -= b  # floor-mod -> remainder of the truncating division
         return r
     x, y = _floats("%", a, b)
+    if type(x) is not float or type(y) is not float:
+        return _float_like_fmod(x, y)
     if y == 0.0 or x != x or y != y or x in (_INF, -_INF):
         return _NAN
     return math.fmod(x, y)
@@ -170,7 +207,7 @@ def neg(a: Any) -> Any:
         if a == INT_MIN:
             raise _overflow(f"-({a})")
         return -a
-    if t is float:
+    if t is float or FLOAT_LIKE and isinstance(a, FLOAT_LIKE):
         return -a
     raise _bad("-", a)
 
@@ -237,11 +274,13 @@ def eq(a: Any, b: Any) -> bool:
     """`a == b`: structural, type-strict, reflexive (`NaN == NaN`)."""
     t = type(a)
     if t is not type(b):
-        return False
+        return a == b if _float_like(a, b) else False
     if t is int or t is str or t is bool:
         return a == b
     if t is float:
         return a == b or (a != a and b != b)
+    if _float_like(a, b):
+        return a == b
     if a is b:
         return True
     if t is list or t is dict or t is Instance:
@@ -250,6 +289,8 @@ def eq(a: Any, b: Any) -> bool:
 
 
 def ne(a: Any, b: Any) -> bool:
+    if _float_like(a, b):
+        return a != b
     return not eq(a, b)
 
 
@@ -320,6 +361,8 @@ def lt(a: Any, b: Any) -> bool:
             return a < b
         if t is float:
             return a < b or (b != b and a == a)
+    if _float_like(a, b):
+        return a < b
     raise _bad("<", a, b)
 
 
@@ -330,6 +373,8 @@ def le(a: Any, b: Any) -> bool:
             return a <= b
         if t is float:
             return a <= b or b != b
+    if _float_like(a, b):
+        return a <= b
     raise _bad("<=", a, b)
 
 
@@ -358,6 +403,8 @@ def truthy(v: Any) -> bool:
     t = type(v)
     if t is int or t is float or t is str or t is list or t is dict:
         return bool(v)  # bool(nan) is True, bool(-0.0) is False, as in BAML
+    if FLOAT_LIKE and isinstance(v, FLOAT_LIKE):
+        return _float_like_truth(v)
     return True
 
 
