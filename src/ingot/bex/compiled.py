@@ -51,7 +51,8 @@ from ingot.runtime.errors import BamlRaise, Frame, is_panic_value, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
 
-__all__ = ["CompiledVM", "translate", "source_of"]
+__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry", "make_catch",
+           "STATIC_NAMES", "literal"]
 
 _LIM = INT_MAX + 1
 _ENDS = {int(op) for op, info in OPCODES.items() if info.ends_block}
@@ -61,12 +62,14 @@ _counter = itertools.count()
 # ----------------------------------------------------------------------------- translation
 
 
-class _Module:
+class Translation:
     """One program's translation: source, code object and the line map for traces."""
 
-    def __init__(self, program: BexProgram, budget: bool) -> None:
+    def __init__(self, program: BexProgram, budget: bool,
+                 translator: type[FunctionTranslator] | None = None, context: Any = None) -> None:
         self.program = program
         self.budget = budget
+        self.context = context  # what a translator variant needs beside the bytecode (e.g. a program view)
         self.filename = f"<ingot-compiled-{next(_counter)}>"
         self.lines: list[str] = []
         self.pyline_pc: list[int] = []  # python line (0-based) -> pc in its function
@@ -75,7 +78,7 @@ class _Module:
         self.value_argcs: set[int] = set()
         for fn in program.functions:
             if fn.kind == "body":
-                _FunctionTranslator(self, fn).run()
+                (translator or FunctionTranslator)(self, fn).run()
         self.source = "\n".join(self.lines) + "\n"
         self.code = compile(self.source, self.filename, "exec")
         _MODULES[self.filename] = self
@@ -101,19 +104,20 @@ def forget(program: BexProgram) -> None:
         del _CACHE[key]
 
 
-_MODULES: dict[str, _Module] = {}
-_CACHE: OrderedDict[tuple[int, bool], _Module] = OrderedDict()
+_MODULES: dict[str, Translation] = {}
+_CACHE: OrderedDict[tuple[int, bool, str], Translation] = OrderedDict()
 _CACHE_SIZE = 64
 
 
-def translate(program: BexProgram, budget: bool = False) -> _Module:
-    """The program's translation (cached per program and budget mode)."""
-    key = (id(program), budget)
+def translate(program: BexProgram, budget: bool = False, translator: type[FunctionTranslator] | None = None,
+              context: Any = None) -> Translation:
+    """The program's translation (cached per program, budget mode and translator variant)."""
+    key = (id(program), budget, translator.__qualname__ if translator is not None else "")
     mod = _CACHE.get(key)
     if mod is not None and mod.program is program:
         _CACHE.move_to_end(key)
         return mod
-    mod = _Module(program, budget)
+    mod = Translation(program, budget, translator, context)
     _CACHE[key] = mod
     while len(_CACHE) > _CACHE_SIZE:
         _, old = _CACHE.popitem(last=False)
@@ -126,7 +130,7 @@ def source_of(program: BexProgram, budget: bool = False) -> str:
     return translate(program, budget).source
 
 
-def _literal(value: Any) -> str | None:
+def literal(value: Any) -> str | None:
     t = type(value)
     if value is None or t is bool:
         return repr(value)
@@ -151,8 +155,8 @@ class _Entry:
         self.value = value  # an int constant's value
 
 
-class _FunctionTranslator:
-    def __init__(self, mod: _Module, fn: BexFunction) -> None:
+class FunctionTranslator:
+    def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
         self.fn = fn
         self.code = fn.code
@@ -247,15 +251,27 @@ class _FunctionTranslator:
         self.mod.emit(self.indent, text, self.pc)
 
     def run(self) -> None:
-        fn = self.fn
-        params = ", ".join(f"l{i}" for i in range(1, fn.arity + 1))
         self.indent = 0
         self.pc = 0
-        self.out(f"def {self.name}(d, C{', ' + params if params else ''}):")
+        self.out(self.signature())
         self.indent = 1
         if not self.code:
-            self.out("return None")
+            self.out(self.empty_return())
             return
+        self.analyse()
+        self.prologue()
+        self.layout()
+
+    def signature(self) -> str:
+        params = "".join(f", l{i}" for i in range(1, self.fn.arity + 1))
+        return f"def {self.name}(d, C{params}):"
+
+    def empty_return(self) -> str:
+        return "return None"
+
+    def analyse(self) -> None:
+        """Blocks, stack depths, kinds of locals and the temporaries that stay on the stack."""
+        fn = self.fn
         all_leaders = self.leaders()
         self.leader_set = set(all_leaders)
         depth = self.depths(all_leaders)
@@ -275,13 +291,23 @@ class _FunctionTranslator:
                         if op == Op.STORE_LOCAL and p + 1 < len(code) and code[p + 1][0] == Op.LOAD_LOCAL
                         and code[p + 1][1] == arg and p + 1 not in self.leader_set
                         and loads.get(arg) == 1 and arg not in pinned}
-        read = {arg for p, (op, arg) in enumerate(self.code)
-                if op in (Op.LOAD_DEREF, Op.LOAD_CELL, Op.CARRY_CELL, Op.STORE_DEREF)
-                or (op == Op.LOAD_LOCAL and p - 1 not in self.forward)}
-        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals) if i in read]
+        self.read = {arg for p, (op, arg) in enumerate(self.code)
+                     if op in (Op.LOAD_DEREF, Op.LOAD_CELL, Op.CARRY_CELL, Op.STORE_DEREF)
+                     or (op == Op.LOAD_LOCAL and p - 1 not in self.forward)}
+
+    def prologue(self) -> None:
+        fn = self.fn
+        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals) if i in self.read]
         self.out(" = ".join(["l0", *others, "None"]))
         for slot in fn.cell_params:
             self.out(f"l{slot} = Cell(l{slot})")
+
+    def on_catch(self, handler: Any) -> None:
+        """Code after a handler stored the caught value (variants reset what they shadow)."""
+
+    def layout(self) -> None:
+        """Blocks as arms of a dispatch loop (innermost loops nested), or straight code."""
+        fn = self.fn
         self.cfg()
         regions = self.loop_regions()
         self.region: tuple[int, int] | None = None
@@ -496,6 +522,7 @@ class _FunctionTranslator:
                 self.out(f"l{h.slot} = Cell(e.value)")
             else:
                 self.out(f"l{h.slot} = e.value")
+            self.on_catch(h)
             self.jump(h.target, False, b, always=True)
             self.indent -= 1
         if follow is not None:
@@ -641,7 +668,7 @@ class _FunctionTranslator:
                 stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, "")))
             elif op == Op.LOAD_CONST:
                 value = fn.consts[arg]
-                lit = _literal(value)
+                lit = literal(value)
                 if lit is None:
                     lit = mod.const_name(value, f"{fx}_{arg}")
                 kind = {int: "int", str: "str", bool: "bool", type(None): "none",
@@ -1031,7 +1058,7 @@ def _trace_frames(tb: Any, above: Any) -> list[Frame]:
     return [f for f in outer if not f.function.startswith("$prelude")] or outer
 
 
-def _entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
+def run_entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
     """The boundary of one run: traces stop here."""
     try:
         return f(1, cells, *args)
@@ -1041,10 +1068,10 @@ def _entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
         raise
 
 
-_ENTRY_CODE = _entry.__code__
+_ENTRY_CODE = run_entry.__code__
 
 
-def _make_catch(vm: VM) -> Any:
+def make_catch(vm: VM) -> Any:
     caught = vm.caught
     getframe = sys._getframe
 
@@ -1058,7 +1085,7 @@ def _make_catch(vm: VM) -> Any:
     return _catch
 
 
-_STATIC = {
+STATIC_NAMES = {
     "BamlRaise": BamlRaise,
     "Cell": Cell,
     "Closure": Closure,
@@ -1091,7 +1118,7 @@ class CompiledVM(VM):
     def _instantiate(self) -> list[Any]:
         program = self.program
         mod = translate(program, self.max_steps is not None)
-        ns: dict[str, Any] = dict(_STATIC)
+        ns: dict[str, Any] = dict(STATIC_NAMES)
         ns.update(mod.consts)
         for i, b in enumerate(program.builtins):
             ns[f"B{i}"] = b
@@ -1101,7 +1128,7 @@ class CompiledVM(VM):
         ns["_call_external"] = self.call_external
         ns["_rethrow"] = self.pending_rethrow
         ns["_tick"] = self.tick
-        ns["_catch"] = _make_catch(self)
+        ns["_catch"] = make_catch(self)
         ns["__name__"] = "ingot.bex.compiled_program"
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
@@ -1141,7 +1168,7 @@ class CompiledVM(VM):
         if old < need:
             sys.setrecursionlimit(need)
         try:
-            return _entry(f, cells, args)
+            return run_entry(f, cells, args)
         except RecursionError:
             raise panic("StackOverflow", message="stack overflow") from None
         finally:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import random
 import time
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from ingot.concolic.inputs import InputBuilder, InputSpace
 from ingot.convert import to_python
 from ingot.mir.api import Edge, ProgramView, StmtId
 from ingot.runtime.errors import BamlError, BamlRaise
+from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow
 from ingot.symbolic.solver import Solver
@@ -45,6 +47,9 @@ class Options:
     seed: int = 0
     max_steps: int = 200_000  # per run: loops stop with InstructionLimit instead of hanging
     max_depth: int = 2_000
+    # Which tracker runs the program: "compiled" (instrumented generated code) or "interp" (the
+    # reference tracker loop); both record the same traces. INGOT_TRACKER overrides the default.
+    tracker: str = field(default_factory=lambda: os.environ.get("INGOT_TRACKER", "compiled"))
     revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
     random_patience: int = 60  # random inputs in a row without new coverage before giving up
 
@@ -153,6 +158,7 @@ class Explorer:
         self.space = InputSpace()
         self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length)
         self.fn = view.bytecode.by_name[function]
+        self.tracker_class = tracker_class(self.options.tracker)
         self.result = Exploration(function, self.options)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
@@ -171,8 +177,8 @@ class Explorer:
 
     # -- running one input ------------------------------------------------------------------
     def run(self, assignment: dict[str, Any]) -> RunResult:
-        vm = TrackedVM(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
-                       max_steps=self.options.max_steps)
+        vm = self.tracker_class(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
+                                max_steps=self.options.max_steps)
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len)
         env = LlmInputs(builder, self.view)
         vm.env = env
@@ -413,6 +419,14 @@ class Explorer:
         for e in self._edge_keys - res.covered:
             if self._unsat_edges.get(e, 0) > 0 and e not in self._unknown_edges:
                 res.infeasible.add(e)
+
+
+def tracker_class(name: str) -> type[TrackedVM]:
+    """The tracker an exploration runs with ("compiled" or "interp")."""
+    trackers: dict[str, type[TrackedVM]] = {"compiled": CompiledTrackedVM, "interp": TrackedVM}
+    if name not in trackers:
+        raise ValueError(f"unknown tracker {name!r} (choose from {', '.join(trackers)})")
+    return trackers[name]
 
 
 def edge_key(e: Edge) -> EdgeKey:

@@ -357,13 +357,19 @@ class TrackedVM(VM):
         if site is None:
             return
         block, then_bb, else_bb = site
-        fn = frame.fn.name
-        here, there = (then_bb, else_bb) if taken else (else_bb, then_bb)
         if frame.site.track_coverage:
-            self.trace.edges.append((fn, block, here))
+            self.trace.edges.append((frame.fn.name, block, then_bb if taken else else_bb))
+        self.branch_condition(frame, site, pc, value, shadow, taken)
+
+    def branch_condition(self, frame: Frame, site: tuple[int, int, int], pc: int, value: Any, shadow: Shadow,
+                         taken: bool) -> None:
+        """Record a branch site's condition, if it is symbolic (the edge is recorded by the caller)."""
         cond = self.truthy(shadow, value)
         if cond is None or cond.is_const:
             return
+        block, then_bb, else_bb = site
+        fn = frame.fn.name
+        there = else_bb if taken else then_bb
         x = self.x
         observed = cond if taken else x.not_(cond)
         self.record(EntryKind.BRANCH, f"{fn}@{pc}", observed,
@@ -494,10 +500,7 @@ class TrackedVM(VM):
             index, sindex = stack.pop(), sstack.pop()
             base = stack.pop()
             sstack.pop()
-            self.index_check(frame, base, index, sindex)
-            write_index(base, index, value)
-            key = (index + len(base) if index < 0 else index) if isinstance(base, list) else ("k", index)
-            self.hset(base, key, shadow)
+            self.write_index_tracked(frame, base, index, sindex, value, shadow)
         elif op is B.LEN:
             base = stack[-1]
             stack[-1] = len(base)
@@ -511,15 +514,8 @@ class TrackedVM(VM):
             cond = self.truthy(shadow, value)
             sstack[-1] = None if cond is None else (x.not_(cond) if op is B.NOT else cond)
         elif op is B.NEG:
-            value, shadow = stack[-1], sstack[-1]
-            e = self.scalar(shadow, value)
-            if e is not None and e.sort in (Sort.INT, Sort.FLOAT):
-                if e.sort is Sort.INT:
-                    self.check(frame, "IntegerOverflow", x.not_(x.eq(e, x.const(INT_MIN))), value != INT_MIN)
-                sstack[-1] = x.neg(e)
-            else:
-                self.concretize(frame, shadow, value)
-                sstack[-1] = None
+            value = stack[-1]
+            sstack[-1] = self.neg_shadow(frame, value, sstack[-1])
             stack[-1] = ops.neg(value)
         elif op is B.BIT_NOT:
             self.concretize(frame, sstack[-1], stack[-1])
@@ -624,14 +620,28 @@ class TrackedVM(VM):
         else:
             raise AssertionError(f"tracked VM: unhandled opcode {op.name}")
 
+    def neg_shadow(self, frame: Frame, value: Any, shadow: Shadow) -> Shadow:
+        """The shadow of `-value` (an overflow CHECK for `-INT_MIN`)."""
+        x = self.x
+        e = self.scalar(shadow, value)
+        if e is not None and e.sort in (Sort.INT, Sort.FLOAT):
+            if e.sort is Sort.INT:
+                self.check(frame, "IntegerOverflow", x.not_(x.eq(e, x.const(INT_MIN))), value != INT_MIN)
+            return x.neg(e)
+        self.concretize(frame, shadow, value)
+        return None
+
     def switch_on(self, frame: Frame, arg: int) -> None:
         value, shadow = frame.stack.pop(), frame.sstack.pop()
         pc = frame.pc - 1
         table, otherwise_pc = frame.fn.switch_tables[arg]
         frame.pc = table.get((type(value), value), otherwise_pc)
         site = frame.site.switches.get(pc)
-        if site is None:
-            return
+        if site is not None:
+            self.switch_record(frame, site, pc, value, shadow)
+
+    def switch_record(self, frame: Frame, site: tuple[int, Any, int], pc: int, value: Any, shadow: Shadow) -> None:
+        """Record the edge a switch site takes and, if the key is symbolic, its condition."""
         block, blocks, otherwise = site
         here = blocks.get((type(value), value), otherwise)
         fn = frame.fn.name
@@ -661,13 +671,24 @@ class TrackedVM(VM):
         index, sindex = stack.pop(), sstack.pop()
         base = stack[-1]
         sstack.pop()
+        stack[-1], shadow = self.read_index_tracked(frame, base, index, sindex)
+        sstack.append(shadow)
+
+    def read_index_tracked(self, frame: Frame, base: Any, index: Any, sindex: Shadow) -> tuple[Any, Shadow]:
+        """`base[index]` and its shadow (after the bounds or key check)."""
         self.index_check(frame, base, index, sindex)
         result = read_index(base, index)
-        stack[-1] = result
         if isinstance(base, list):
-            sstack.append(self.hget(base, index + len(base) if index < 0 else index))
-        else:
-            sstack.append(self.hget(base, ("k", index)))
+            return result, self.hget(base, index + len(base) if index < 0 else index)
+        return result, self.hget(base, ("k", index))
+
+    def write_index_tracked(self, frame: Frame, base: Any, index: Any, sindex: Shadow, value: Any,
+                            shadow: Shadow) -> None:
+        """`base[index] = value`, moving its shadow into the heap."""
+        self.index_check(frame, base, index, sindex)
+        write_index(base, index, value)
+        key = (index + len(base) if index < 0 else index) if isinstance(base, list) else ("k", index)
+        self.hset(base, key, shadow)
 
     def index_check(self, frame: Frame, base: Any, index: Any, sindex: Shadow) -> None:
         """`xs[i]` panics unless -n <= i < n; `m[k]` unless the key is present."""
@@ -714,6 +735,12 @@ class TrackedVM(VM):
         if n:
             del stack[len(stack) - n:]
             del sstack[len(sstack) - n:]
+        text, shadow = self.format_tracked(frame, shape, values, shadows)
+        stack.append(text)
+        sstack.append(shadow)
+
+    def format_tracked(self, frame: Frame, shape: Any, values: list[Any], shadows: list[Shadow]) -> tuple[str, Shadow]:
+        """An interpolated string and its shadow (a concatenation while the pieces are strings)."""
         it = iter(zip(values, shadows))
         x = self.x
         expr: Expr | None = x.const("")
@@ -734,8 +761,7 @@ class TrackedVM(VM):
                 if s is not None:
                     self.concretize(frame, s, v)
                 expr = x.concat(expr, x.const(text)) if expr is not None else None
-        stack.append("".join(pieces))
-        sstack.append(expr if expr is not None and not expr.is_const else None)
+        return "".join(pieces), (expr if expr is not None and not expr.is_const else None)
 
     # -- environment ----------------------------------------------------------------------------
     def external_call(self, frame: Frame, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:

@@ -1,0 +1,569 @@
+"""The tracker on the compiled tier: BEX translated to Python with the transfer functions built in.
+
+SymCC's lesson: instrumentation compiled into the program beats interpreting
+it. `TrackedTranslator` extends the compiled tier's translator
+(`ingot.bex.compiled`): the same block layout, but each stack slot and local
+gets a shadow variable (`t<i>`, `m<k>`) only where a static pass says the value
+can be symbolic (parameters, call results, heap reads, and what flows from
+them), and only instructions that touch such a value call the tracker. The
+calls go to the `TrackedVM` methods the interpreter-tracker uses
+(`binary_shadow`, `branch_condition`, `check`, `concretize`, `external_call`,
+the built-in models, ...), looked up on the VM object, so both trackers record
+the same path entries, edges and LLM calls, and subclasses that override those
+methods (packing) are honoured. Concrete-only code stays plain Python.
+
+Generated functions take `(d, C, X, l1..ln, m1..mn)` (depth, captured cells,
+the call-stack context hash, arguments, their shadows) and return
+`(value, shadow)`. Branch and switch sites come from `ingot.mir.api`, read when
+the program is translated (cached per program like the concrete tier).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ingot.bex.compiled import (
+    STATIC_NAMES,
+    FunctionTranslator,
+    Translation,
+    make_catch,
+    run_entry,
+    translate,
+)
+from ingot.bex.opcodes import Op
+from ingot.bex.program import BexFunction, Closure
+from ingot.mir.api import ProgramView
+from ingot.runtime.errors import panic
+from ingot.runtime.values import INT_MAX
+from ingot.symbolic import builtin_models
+from ingot.symbolic.shadow import Shadow
+from ingot.symbolic.tracker import CONCRETE_BINARY, Frame, SiteInfo, TrackedVM, build_site_info
+from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
+
+__all__ = ["CompiledTrackedVM", "TrackedTranslator"]
+
+_LIM = INT_MAX + 1
+_BINARY = {Op(op) for op in range(Op.ADD, Op.GE + 1)}
+_SCALARS = frozenset({int, float, bool, str, type(None)})
+
+
+class TrackedTranslator(FunctionTranslator):
+    """Emits one BAML function with shadow variables and tracker calls where values can be symbolic."""
+
+    # -- what can be symbolic ---------------------------------------------------------------
+    def analyse(self) -> None:
+        super().analyse()
+        view: ProgramView = self.mod.context
+        self.site: SiteInfo = build_site_info(view.function(self.fn.name))
+        self.symbolic, self.scalar_locals = self.symbolic_locals()
+
+    def symbolic_locals(self) -> tuple[set[int], set[int]]:
+        """Locals whose shadow can be non-None, and locals that only ever hold scalars (a fixpoint)."""
+        fn, code = self.fn, self.code
+        symbolic = set(range(1, fn.arity + 1))
+        not_scalar = set(range(1, fn.arity + 1)) | {h.slot for h in fn.handlers} | set(fn.cell_params)
+        changed = True
+        while changed:
+            changed = False
+            for b, depth in self.depth.items():
+                stack = [(True, False)] * depth
+                for pc in range(b, self.block_end[b]):
+                    op, arg = code[pc]
+                    n = self.pops(op, arg)
+                    args = stack[len(stack) - n:] if n else []
+                    if n:
+                        del stack[len(stack) - n:]
+                    if op == Op.STORE_LOCAL:
+                        sym, scalar = args[0]
+                        if sym and arg not in symbolic:
+                            symbolic.add(arg)
+                            changed = True
+                        if not scalar and arg not in not_scalar:
+                            not_scalar.add(arg)
+                            changed = True
+                    elif op in (Op.NEW_CELL, Op.CARRY_CELL) and arg not in not_scalar:
+                        not_scalar.add(arg)
+                        changed = True
+                    if self.pushes(op):
+                        if op == Op.LOAD_LOCAL:
+                            stack.append((arg in symbolic, arg not in not_scalar))
+                        else:
+                            stack.append(static_result(Op(op), fn, arg, args))
+        return symbolic, set(range(fn.n_locals)) - not_scalar
+
+    @staticmethod
+    def pushes(op: int) -> bool:
+        from ingot.bex.opcodes import OPCODES
+
+        return OPCODES[Op(op)].pushes > 0
+
+    # -- function frame -------------------------------------------------------------------------
+    def signature(self) -> str:
+        n = self.fn.arity
+        params = "".join(f", l{i}" for i in range(1, n + 1)) + "".join(f", m{i}" for i in range(1, n + 1))
+        return f"def {self.name}(d, C, X{params}):"
+
+    def empty_return(self) -> str:
+        return "return None, None"
+
+    def prologue(self) -> None:
+        fn = self.fn
+        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals)]
+        shadows = [f"m{i}" for i in sorted(self.symbolic) if i > fn.arity]
+        self.out(" = ".join(["l0", *others, *shadows, "None"]))
+        self.out(f"F = _frame({self.const(fn, 'fn')}, {self.const(self.site, 'site')}, X)")
+        for slot in fn.cell_params:
+            self.out(f"l{slot} = Cell(l{slot})")
+            self.out(f"_hset(l{slot}, 'v', m{slot})")
+            self.out(f"m{slot} = None")
+
+    def on_catch(self, handler: Any) -> None:
+        if handler.slot in self.symbolic:
+            self.out(f"m{handler.slot} = None")
+
+    def const(self, value: Any, hint: str) -> str:
+        return self.mod.const_name(value, f"{hint}{self.fn.index}_{self.pc}")
+
+    def at(self) -> None:
+        """Tracker methods name sites by `frame.pc - 1`: point the frame at this instruction."""
+        self.out(f"F.pc = {self.pc + 1}")
+
+    # -- the stack of entries -----------------------------------------------------------------
+    def flush(self, stack: list[Entry], slot: int | None = None) -> None:  # type: ignore[override]
+        """Materialise deferred loads (all entries, or those reading `slot`) into s<i>/t<i>."""
+        for i, e in enumerate(stack):
+            if e.slot is not None and (slot is None or e.slot == slot) or \
+                    slot is None and (e.expr != f"s{i}" or e.sh != f"t{i}"):
+                if e.expr != f"s{i}":
+                    self.out(f"s{i} = {e.expr}")
+                if (slot is None or e.sh is not None) and e.sh != f"t{i}":
+                    self.out(f"t{i} = {e.sh or 'None'}")
+                stack[i] = Entry(f"s{i}", f"t{i}" if slot is None or e.sh is not None else None,
+                                 scalar=e.scalar, kind=e.kind)
+
+    def block(self, start: int, end: int, depth: int) -> tuple[str, str] | None:  # type: ignore[override]
+        """Emit one block; return how it exits, like the concrete translator."""
+        stack = [Entry(f"s{i}", f"t{i}") for i in range(depth)]
+        pc = start
+        skip = False
+        while pc < end:
+            op, arg = self.code[pc]
+            self.pc = pc
+            if skip:
+                skip = False
+            elif op == Op.STORE_LOCAL and pc in self.forward:
+                skip = True  # a temporary read once, right here: it stays on the stack
+            else:
+                exit_ = self.instruction(Op(op), arg, stack, end)
+                if exit_ is not False:
+                    return exit_
+            pc += 1
+        self.flush(stack)
+        self.pc = end - 1
+        return ("goto", "") if end < len(self.code) else None
+
+    def push(self, stack: list[Entry], op: Op, arg: Any, operands: list[Entry], kind: str = "") -> tuple[str, str]:
+        """The result's variables (s<i>, t<i>) and its entry, with the static facts every pass agrees on."""
+        i = len(stack)
+        sym, scalar = static_result(op, self.fn, arg, [(e.sh is not None, e.scalar) for e in operands])
+        stack.append(Entry(f"s{i}", f"t{i}" if sym else None, scalar=scalar, kind=kind))
+        return f"s{i}", f"t{i}"
+
+    @staticmethod
+    def pop(stack: list[Entry], n: int) -> list[Entry]:
+        if not n:
+            return []
+        items = stack[len(stack) - n:]
+        del stack[len(stack) - n:]
+        return items
+
+    def instruction(self, op: Op, arg: Any, stack: list[Entry], end: int) -> Any:  # noqa: C901 - one dispatch
+        """Emit one instruction; False to go on, else the block's exit."""
+        fn = self.fn
+        if op == Op.LOAD_LOCAL:
+            stack.append(Entry(f"l{arg}", f"m{arg}" if arg in self.symbolic else None, slot=arg,
+                               scalar=arg in self.scalar_locals))
+        elif op == Op.LOAD_CONST:
+            value = fn.consts[arg]
+            lit = literal_of(value) or self.mod.const_name(value, f"{fn.index}_{arg}")
+            stack.append(Entry(lit, None, scalar=type(value) in _SCALARS,
+                               kind="bool" if type(value) is bool else ""))
+        elif op == Op.STORE_LOCAL:
+            (v,) = self.pop(stack, 1)
+            self.flush(stack, arg)
+            if v.expr != f"l{arg}":
+                self.out(f"l{arg} = {v.expr}")
+            if arg in self.symbolic:
+                self.out(f"m{arg} = {v.sh or 'None'}")
+        elif op in (Op.LOAD_DEREF, Op.LOAD_CAPTURE):
+            cell = f"l{arg}" if op == Op.LOAD_DEREF else f"C[{arg}]"
+            s, t = self.push(stack, op, arg, [])
+            self.out(f"{s} = {cell}.value; {t} = _hget({cell}, 'v')")
+        elif op in (Op.STORE_DEREF, Op.STORE_CAPTURE):
+            (v,) = self.pop(stack, 1)
+            cell = f"l{arg}" if op == Op.STORE_DEREF else f"C[{arg}]"
+            self.out(f"{cell}.value = {v.expr}; _hset({cell}, 'v', {v.sh or 'None'})")
+        elif op == Op.NEW_CELL:
+            self.flush(stack, arg)
+            self.out(f"l{arg} = Cell()")
+        elif op == Op.CARRY_CELL:
+            self.flush(stack, arg)
+            self.out(f"_n = Cell(l{arg}.value); _hset(_n, 'v', _hget(l{arg}, 'v')); l{arg} = _n")
+        elif op == Op.LOAD_CELL:
+            stack.append(Entry(f"l{arg}", None, slot=arg, scalar=True))
+        elif op == Op.LOAD_CAPTURE_CELL:
+            stack.append(Entry(f"C[{arg}]", None, scalar=True))
+        elif op == Op.LOAD_GLOBAL:
+            s, _ = self.push(stack, op, arg, [])
+            self.out(f"{s} = _global({arg})")
+        elif op in _BINARY:
+            self.binary(op, stack)
+        elif op in (Op.NOT, Op.TRUTHY):
+            (a,) = self.pop(stack, 1)
+            self.truth(op, a, stack)
+        elif op == Op.NEG:
+            (a,) = self.pop(stack, 1)
+            s, t = self.push(stack, op, arg, [a])
+            plain = f"-{a.expr} if type({a.expr}) is int and {a.expr} != {-_LIM} else _neg({a.expr})"
+            if a.sh is None:
+                self.out(f"{s} = {plain}")
+            else:
+                self.out(f"if {a.sh} is None: {s} = {plain}; {t} = None")
+                self.out("else:")
+                self.indent += 1
+                self.at()
+                self.out(f"_s = _neg_shadow(F, {a.expr}, {a.sh}); {s} = _neg({a.expr}); {t} = _s")
+                self.indent -= 1
+        elif op == Op.BIT_NOT:
+            (a,) = self.pop(stack, 1)
+            if a.sh is not None:
+                self.at()
+                self.out(f"_concretize(F, {a.sh}, {a.expr})")
+            s, _ = self.push(stack, op, arg, [a])
+            self.out(f"{s} = _bit_not({a.expr})")
+        elif op == Op.IS_PANIC:
+            (a,) = self.pop(stack, 1)
+            s, _ = self.push(stack, op, arg, [a], kind="bool")
+            self.out(f"{s} = _is_panic({a.expr})")
+        elif op == Op.IS_TYPE:
+            (a,) = self.pop(stack, 1)
+            test = self.mod.const_name(fn.type_tests[arg], f"tt{fn.index}_{arg}")
+            s, t = self.push(stack, op, arg, [a], kind="bool")
+            if a.sh is None:
+                self.out(f"{s} = {test}({a.expr})")
+            else:
+                self.out(f"_v = {test}({a.expr})")
+                self.at()
+                self.out(f"_s = None if {a.sh} is None else _type_test_shadow(F, {test}, {a.expr}, {a.sh}, _v)")
+                self.out(f"{s} = _v; {t} = _s")
+        else:
+            return self.heap_or_control(op, arg, stack, end)
+        return False
+
+    # -- operators ----------------------------------------------------------------------------------
+    def binary(self, op: Op, stack: list[Entry]) -> None:
+        a, b = self.pop(stack, 2)
+        kind = "bool" if op >= Op.EQ else ""
+        s, t = self.push(stack, op, None, [a, b], kind=kind)
+        plain = concrete_binary(op, a.expr, b.expr)
+        dyn = [e.sh for e in (a, b) if e.sh is not None]
+        if not dyn:
+            self.out(f"{s} = {plain}")
+            return
+        self.out(f"if {' and '.join(f'{x} is None' for x in dyn)}: {s} = {plain}; {t} = None")
+        self.out("else:")
+        self.indent += 1
+        self.at()
+        self.out(f"_s = _binary_shadow(F, OP{int(op)}, {a.expr}, {b.expr}, {a.sh or 'None'}, {b.sh or 'None'})")
+        # the concrete operation may raise the panic a CHECK above aimed at
+        self.out(f"{s} = CB{int(op)}({a.expr}, {b.expr}); {t} = _s")
+        self.indent -= 1
+
+    def truth_expr(self, a: Entry) -> str:
+        if a.kind == "bool":
+            return a.expr
+        return f"({a.expr} is True or ({a.expr} is not False and _truthy({a.expr})))"
+
+    def may_have_shadow(self, a: Entry) -> str | None:
+        """A run-time test for "the tracker could know something about this value's truth"."""
+        tests = []
+        if a.sh is not None:
+            tests.append(f"{a.sh} is not None")
+        if not a.scalar:
+            tests.append(f"type({a.expr}) is list")  # a list's length can be symbolic
+        return " or ".join(tests) if tests else None
+
+    def truth(self, op: Op, a: Entry, stack: list[Entry]) -> None:
+        test = self.may_have_shadow(a)
+        s, t = self.push(stack, op, None, [a], kind="bool")
+        value = self.truth_expr(a) if op == Op.TRUTHY else f"not {self.truth_expr(a)}"
+        if test is None:
+            self.out(f"{s} = {value}")
+            return
+        self.out(f"_s = _truthy_shadow({a.sh or 'None'}, {a.expr}) if {test} else None")
+        if op == Op.NOT:
+            self.out("_s = None if _s is None else _not(_s)")
+        self.out(f"{s} = {value}; {t} = _s")
+
+    # -- heap, calls, control ----------------------------------------------------------------------
+    def heap_or_control(self, op: Op, arg: Any, stack: list[Entry], end: int) -> Any:  # noqa: C901
+        fn, mod = self.fn, self.mod
+        if op == Op.READ_FIELD:
+            (a,) = self.pop(stack, 1)
+            s, t = self.push(stack, op, arg, [a])
+            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _hget({a.expr}, {arg}); {s} = _v")
+        elif op == Op.WRITE_FIELD:
+            o, v = self.pop(stack, 2)
+            self.out(f"{o.expr}.fields[{arg}] = {v.expr}; _hset({o.expr}, {arg}, {v.sh or 'None'})")
+        elif op == Op.READ_INDEX:
+            b, i = self.pop(stack, 2)
+            s, t = self.push(stack, op, arg, [b, i])
+            self.at()
+            self.out(f"{s}, {t} = _read_index_tracked(F, {b.expr}, {i.expr}, {i.sh or 'None'})")
+        elif op == Op.WRITE_INDEX:
+            b, i, v = self.pop(stack, 3)
+            self.at()
+            self.out(f"_write_index_tracked(F, {b.expr}, {i.expr}, {i.sh or 'None'}, {v.expr}, {v.sh or 'None'})")
+        elif op == Op.LEN:
+            (a,) = self.pop(stack, 1)
+            s, t = self.push(stack, op, arg, [a])
+            self.out(f"_v = len({a.expr}); {t} = _hget({a.expr}, '$len') if type({a.expr}) is list else None; "
+                     f"{s} = _v")
+        elif op in (Op.MAKE_ARRAY, Op.MAKE_INSTANCE):
+            n = arg if op == Op.MAKE_ARRAY else len(list(mod.program.classes.values())[arg].field_names)
+            items = self.pop(stack, n)
+            s, _ = self.push(stack, op, arg, items)
+            exprs = ", ".join(e.expr for e in items)
+            if op == Op.MAKE_ARRAY:
+                self.out(f"_v = [{exprs}]")
+            else:
+                self.out(f"_v = Instance({mod.const_name(list(mod.program.classes.values())[arg], f'cls{arg}')}, "
+                         f"[{exprs}])")
+            for k, e in enumerate(items):
+                if e.sh is not None:
+                    self.out(f"_hset(_v, {k}, {e.sh})")
+            self.out(f"{s} = _v")
+        elif op == Op.MAKE_MAP:
+            flat = self.pop(stack, 2 * arg)
+            s, _ = self.push(stack, op, arg, flat)
+            pairs = [(flat[k], flat[k + 1]) for k in range(0, 2 * arg, 2)]
+            self.out(f"_v = {{{', '.join(f'{k.expr}: {v.expr}' for k, v in pairs)}}}")
+            for k, v in pairs:
+                if k.sh is not None:
+                    self.at()
+                    self.out(f"_concretize(F, {k.sh}, {k.expr})")
+                if v.sh is not None:
+                    self.out(f"_hset(_v, ('k', {k.expr}), {v.sh})")
+            self.out(f"{s} = _v")
+        elif op == Op.MAKE_CLOSURE:
+            target = mod.program.functions[arg]
+            items = self.pop(stack, target.n_captures)
+            s, _ = self.push(stack, op, arg, items)
+            name = mod.const_name(target, f"fn{arg}")
+            self.out(f"{s} = Closure({name}, ({''.join(e.expr + ', ' for e in items)}))")
+        elif op == Op.BOUND_METHOD:
+            (a,) = self.pop(stack, 1)
+            s, _ = self.push(stack, op, arg, [a])
+            name = mod.const_name(mod.program.functions[arg], f"fn{arg}")
+            self.out(f"{s} = Closure({name}, (), {a.expr}, True)")
+        elif op == Op.FORMAT:
+            self.format(arg, stack)
+        elif op in (Op.CALL, Op.CALL_BUILTIN, Op.CALL_VALUE):
+            self.call(op, arg, stack)
+        elif op == Op.JUMP:
+            self.flush(stack)
+            return ("goto", "tick")
+        elif op == Op.POP_JUMP_IF_FALSE:
+            (a,) = self.pop(stack, 1)
+            self.flush(stack)
+            return ("cond", f"not {self.branch(a)}")
+        elif op == Op.SWITCH:
+            (a,) = self.pop(stack, 1)
+            self.flush(stack)
+            site = self.site.switches.get(self.pc)
+            if site is not None:
+                self.at()
+                self.out(f"_switch_record(F, {self.const(site, 'sws')}, {self.pc}, {a.expr}, {a.sh or 'None'})")
+            table, otherwise = fn.switch_tables[arg]
+            name = mod.const_name(table, f"sw{fn.index}_{arg}")
+            self.out(f"pc = {name}.get((type({a.expr}), {a.expr}), {otherwise})")
+            self.out("continue")
+            return None
+        elif op == Op.RETURN:
+            (a,) = self.pop(stack, 1)
+            self.out(f"return {a.expr}, {a.sh or 'None'}")
+            return None
+        elif op in (Op.THROW, Op.RETHROW):
+            (a,) = self.pop(stack, 1)
+            self.out(f"raise BamlRaise({a.expr})" if op == Op.THROW else f"raise _rethrow({a.expr})")
+            return None
+        elif op == Op.UNREACHABLE:
+            self.out("raise _unreachable()")
+            return None
+        elif op == Op.POP:
+            self.pop(stack, 1)
+        else:  # pragma: no cover - every opcode has an arm; a test runs the corpus through this translator
+            raise AssertionError(f"tracked translation: unhandled opcode {op.name}")
+        return False
+
+    def branch(self, a: Entry) -> str:
+        """Emit a conditional jump's bookkeeping; return the Python name holding the truth value."""
+        self.out(f"_c = {self.truth_expr(a)}")
+        site = self.site.branches.get(self.pc)
+        if site is None:
+            return "_c"
+        block, then_bb, else_bb = site
+        if self.site.track_coverage:
+            then_edge = self.const((self.fn.name, block, then_bb), "et")
+            else_edge = self.const((self.fn.name, block, else_bb), "ee")
+            self.out(f"_edges.append({then_edge} if _c else {else_edge})")
+        test = self.may_have_shadow(a)
+        if test is not None:
+            self.out(f"if {test}:")
+            self.indent += 1
+            self.at()
+            self.out(f"_branch_condition(F, {self.const(site, 'br')}, {self.pc}, {a.expr}, {a.sh or 'None'}, _c)")
+            self.indent -= 1
+        return "_c"
+
+    def format(self, arg: int, stack: list[Entry]) -> None:
+        shape = self.fn.formats[arg]
+        items = self.pop(stack, shape.count(None))
+        s, t = self.push(stack, Op.FORMAT, arg, items)
+        if all(e.sh is None for e in items):
+            values = iter(e.expr for e in items)
+            parts = [repr(p) if p is not None else f"_render({next(values)})" for p in shape]
+            self.out(f"{s} = ''.join(({''.join(p + ', ' for p in parts)}))")
+            return
+        self.at()
+        name = self.mod.const_name(shape, f"fmt{self.fn.index}_{arg}")
+        self.out(f"{s}, {t} = _format_tracked(F, {name}, [{', '.join(e.expr for e in items)}], "
+                 f"[{', '.join(e.sh or 'None' for e in items)}])")
+
+    def call(self, op: Op, arg: Any, stack: list[Entry]) -> None:
+        mod = self.mod
+        argc = arg[1] if op != Op.CALL_VALUE else arg
+        items = self.pop(stack, argc)
+        target = self.pop(stack, 1)[0] if op == Op.CALL_VALUE else None
+        s, t = self.push(stack, op, arg, items)
+        values = ", ".join(e.expr for e in items)
+        shadows = ", ".join(e.sh or "None" for e in items)
+        if op == Op.CALL_VALUE:
+            assert target is not None
+            self.out(f"{s}, {t} = _call_value(d, F, X, {self.pc + 1}, {target.expr}, [{values}], [{shadows}])")
+            return
+        index = arg[0]
+        if op == Op.CALL_BUILTIN:
+            key = mod.program.builtin_keys[index]
+            plain = [f"{e.sh} is None" for e in items if e.sh is not None]
+            plain += [f"type({e.expr}) in _SCALARS" for e in items if not e.scalar]
+            model = (f"{s}, {t} = _model(F, {key!r}, B{index}, [{values}], [{shadows}])")
+            if not plain:
+                self.out(f"{s} = B{index}({values}); {t} = None")
+                return
+            self.out(f"if {' and '.join(plain)}: {s} = B{index}({values}); {t} = None")
+            self.out("else:")
+            self.indent += 1
+            self.at()
+            self.out(model)
+            self.indent -= 1
+            return
+        callee = mod.program.functions[index]
+        if callee.kind != "body":
+            self.at()
+            self.out(f"{s}, {t} = _external_call(F, {mod.const_name(callee, f'fn{index}')}, [{values}], [{shadows}])")
+            return
+        self.out("if d >= MAXD: raise _overflow()")
+        if mod.budget:
+            self.out("_tick()")
+        args = "".join(", " + e.expr for e in items) + "".join(", " + (e.sh or "None") for e in items)
+        self.out(f"{s}, {t} = f{index}(d + 1, (), hash((X, {self.fn.name!r}, {self.pc + 1})){args})")
+
+
+# ----------------------------------------------------------------------------- runtime
+
+
+def _light_frame(fn: BexFunction, site: SiteInfo, ctx: int) -> Frame:
+    """A tracker frame with only what the tracker's methods read (function, pc, site, context)."""
+    f = Frame.__new__(Frame)
+    f.fn, f.site, f.ctx, f.pc = fn, site, ctx, 0
+    return f
+
+
+class CompiledTrackedVM(TrackedVM):
+    """A `TrackedVM` whose runs execute instrumented generated code; same trace, same results."""
+
+    def __init__(self, view: ProgramView, interner: Any, env: Any, **options: Any) -> None:
+        super().__init__(view, interner, env, **options)
+        self._funcs: list[Any] | None = None
+        self._ns: dict[str, Any] = {}
+
+    def functions(self) -> list[Any]:
+        if self._funcs is None:
+            self._funcs = self._instantiate()
+        return self._funcs
+
+    def _instantiate(self) -> list[Any]:
+        program = self.program
+        mod: Translation = translate(program, self.max_steps is not None, TrackedTranslator, self.view)
+        ns = self._ns
+        ns.update(STATIC_NAMES)
+        ns.update(mod.consts)
+        ns.update({f"B{i}": b for i, b in enumerate(program.builtins)})
+        ns.update({f"OP{int(op)}": op for op in _BINARY})
+        ns.update({f"CB{int(op)}": f for op, f in CONCRETE_BINARY.items()})
+        ns.update(MAXD=self.max_depth, _global=self.load_global, _rethrow=self.pending_rethrow, _tick=self.tick,
+                  _catch=make_catch(self), _frame=_light_frame, _SCALARS=_SCALARS, _edges=self.trace.edges,
+                  _not=self.x.not_, __name__="ingot.symbolic.compiled_program")
+        for name in ("hget", "hset", "binary_shadow", "truthy", "branch_condition", "switch_record",
+                     "read_index_tracked", "write_index_tracked", "neg_shadow", "concretize", "type_test_shadow",
+                     "format_tracked", "external_call"):
+            ns[f"_{name}" if name not in ("truthy",) else "_truthy_shadow"] = getattr(self, name)
+        ns["_model"] = lambda frame, key, fn, args, shadows: builtin_models.call(self, frame, key, fn, args, shadows)
+        exec(mod.code, ns)  # noqa: S102 - our own generated code
+        funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        ns["_call_value"] = self._value_caller(funcs)
+        return funcs
+
+    def _value_caller(self, funcs: list[Any]) -> Any:
+        max_depth, external_call = self.max_depth, self.external_call
+
+        def _call_value(d: int, frame: Frame, ctx: int, pc1: int, target: Any, args: list[Any],
+                        shadows: list[Shadow]) -> tuple[Any, Shadow]:
+            # the interpreter-tracker's CALL_VALUE, step for step
+            if not isinstance(target, Closure):
+                raise panic("UserPanic", message="cannot call a non-function value")
+            if target.bound:
+                args, shadows = [target.receiver, *args], [None, *shadows]
+            callee = target.function
+            if callee.kind != "body":
+                frame.pc = pc1
+                return external_call(frame, callee, args, shadows)
+            if d >= max_depth:
+                raise panic("StackOverflow", message="stack overflow")
+            if len(args) != callee.arity:
+                raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
+                                                 f"got {len(args)}")
+            return funcs[callee.index](d + 1, target.cells, hash((ctx, frame.fn.name, pc1)), *args, *shadows)
+
+        return _call_value
+
+    def run_tracked(self, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> Any:
+        """Run `fn` on `args` whose shadows are `shadows`; the trace is in `self.trace`."""
+        if len(args) != fn.arity:
+            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
+        f = self.functions()[fn.index]
+        self._ns["_edges"] = self.trace.edges  # the trace may have been replaced since instantiation
+        need = 2 * self.max_depth + 5_000  # one Python frame per BAML frame, a few more per tracker call
+        old = sys.getrecursionlimit()
+        if old < need:
+            sys.setrecursionlimit(need)
+        try:
+            value, _ = run_entry(f, (), [0, *args, *shadows])
+            return value
+        except RecursionError:
+            raise panic("StackOverflow", message="stack overflow") from None
+        finally:
+            if old < need:
+                sys.setrecursionlimit(old)

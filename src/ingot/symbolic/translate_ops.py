@@ -1,0 +1,88 @@
+"""Static facts for the tracked translation (`compiled_tracker`), one table per question.
+
+- `static_result`: can an instruction's result carry a shadow, and is it a scalar
+  (never a container whose length or elements the shadow heap may describe)?
+  The translator's analysis of locals and its code emission both ask this one
+  function, so they cannot disagree.
+- `concrete_binary`: the plain Python expression of a binary operator, with the
+  runtime's function as the slow path (same results as `ingot.runtime.ops`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ingot.bex.compiled import literal
+from ingot.bex.opcodes import Op
+from ingot.bex.program import BexFunction
+from ingot.runtime.values import INT_MAX
+
+__all__ = ["Entry", "static_result", "concrete_binary", "literal_of"]
+
+_LIM = INT_MAX + 1
+_SCALAR_TYPES = (int, float, bool, str, type(None))
+
+literal_of = literal
+
+
+class Entry:
+    """A value on the translation-time stack: its Python expression and its shadow's (None: concrete)."""
+
+    __slots__ = ("expr", "sh", "slot", "scalar", "kind")
+
+    def __init__(self, expr: str, sh: str | None, slot: int | None = None, scalar: bool = False,
+                 kind: str = "") -> None:
+        self.expr = expr
+        self.sh = sh  # the shadow's Python expression, None where the value is concrete on every run
+        self.slot = slot  # the local a deferred load reads
+        self.scalar = scalar  # never a list, map or instance
+        self.kind = kind  # "bool" when the value is a bool on every run
+
+
+# Results whose shadow is None on every run and which are scalars.
+_CONCRETE_SCALAR = frozenset({Op.LOAD_CELL, Op.LOAD_CAPTURE_CELL, Op.IS_PANIC, Op.BIT_NOT, Op.MAKE_CLOSURE,
+                              Op.BOUND_METHOD})
+# Results read from the shadow heap or returned by calls: a shadow, maybe a container.
+_FROM_HEAP = frozenset({Op.LOAD_DEREF, Op.LOAD_CAPTURE, Op.READ_FIELD, Op.READ_INDEX, Op.CALL, Op.CALL_BUILTIN,
+                        Op.CALL_VALUE})
+_BINARY = frozenset(Op(op) for op in range(Op.ADD, Op.GE + 1))
+
+
+def static_result(op: Op, fn: BexFunction, arg: Any, operands: list[tuple[bool, bool]]) -> tuple[bool, bool]:
+    """(may have a shadow, is a scalar) of `op`'s result, from its operands' (shadow, scalar) facts."""
+    if op == Op.LOAD_CONST:
+        return False, isinstance(fn.consts[arg], _SCALAR_TYPES)
+    if op in _CONCRETE_SCALAR:
+        return False, True
+    if op in _FROM_HEAP:
+        return True, False
+    if op == Op.LEN:
+        return True, True  # an array's length can be symbolic
+    if op in _BINARY or op in (Op.NEG, Op.IS_TYPE, Op.FORMAT):
+        return any(s for s, _ in operands), True
+    if op in (Op.NOT, Op.TRUTHY):
+        (sym, scalar), = operands
+        return sym or not scalar, True  # a list's truth is its (maybe symbolic) length
+    if op in (Op.LOAD_GLOBAL, Op.MAKE_ARRAY, Op.MAKE_MAP, Op.MAKE_INSTANCE):
+        return False, False
+    raise AssertionError(f"no static facts for {op.name}")
+
+
+def concrete_binary(op: Op, a: str, b: str) -> str:
+    """The Python expression computing `a op b` as BAML does (ints inline, the runtime otherwise)."""
+    ints = f"type({a}) is int and type({b}) is int"
+    if op in (Op.ADD, Op.SUB, Op.MUL):
+        sym, slow = {Op.ADD: ("+", "_add"), Op.SUB: ("-", "_sub"), Op.MUL: ("*", "_mul")}[op]
+        return f"_t if {ints} and {-_LIM} <= (_t := {a} {sym} {b}) < {_LIM} else {slow}({a}, {b})"
+    if op in (Op.DIV, Op.MOD):
+        sym, slow = ("//", "_div") if op == Op.DIV else ("%", "_mod")
+        return f"{a} {sym} {b} if {ints} and {a} >= 0 and {b} > 0 else {slow}({a}, {b})"
+    if op in (Op.LT, Op.LE, Op.GT, Op.GE):
+        sym, slow = {Op.LT: ("<", "_lt"), Op.LE: ("<=", "_le"), Op.GT: (">", "_gt"), Op.GE: (">=", "_ge")}[op]
+        return f"({a} {sym} {b}) if {ints} else {slow}({a}, {b})"
+    if op == Op.EQ:
+        return f"({a} == {b}) if {ints} else _eq({a}, {b})"
+    if op == Op.NE:
+        return f"({a} != {b}) if {ints} else not _eq({a}, {b})"
+    slow = {Op.BIT_AND: "_bit_and", Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}[op]
+    return f"{slow}({a}, {b})"
