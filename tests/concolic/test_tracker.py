@@ -18,12 +18,14 @@ CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance
 PROGRAMS = [p for c in CORPORA for p in sorted(c.glob("*.baml")) if p.with_suffix(".json").exists()]
 
 
+@pytest.mark.parametrize("tracker", ["compiled", "interp"])
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
-def test_tracked_runs_agree_with_plain_runs(path: Path) -> None:
+def test_tracked_runs_agree_with_plain_runs(path: Path, tracker: str) -> None:
     spec = json.loads(path.with_suffix(".json").read_text())
     program = ingot.load(path)
     fn = spec["function"]
-    explorer = Explorer(program.view, fn, Options(max_depth=20_000, max_steps=10_000_000, max_len=64))
+    explorer = Explorer(program.view, fn, Options(max_depth=20_000, max_steps=10_000_000, max_len=64,
+                                                  tracker=tracker))
     params = program.view.function(fn).params
     for case in spec["cases"]:
         if case.get("error") == "StackOverflow":

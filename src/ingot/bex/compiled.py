@@ -504,9 +504,13 @@ class FunctionTranslator:
                     self.indent -= 1
             elif kind == "goto":
                 target = ex[0][1]
-                if target in self.inlined:
+                inline = target in self.inlined
+                copy = not inline and target in self.dup and target not in self.path and len(self.path) < 4
+                if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
+                    self.out("_tick()")  # a backward JUMP ticks even when its target's code follows in place
+                if inline:
                     follow = target
-                elif target in self.dup and target not in self.path and len(self.path) < 4:
+                elif copy:
                     self.path.append(target)
                     self.body(target, level)
                     self.path.pop()

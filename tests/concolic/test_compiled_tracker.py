@@ -1,0 +1,120 @@
+"""The tracker on the compiled tier records exactly what the interpreter-tracker records.
+
+Same path entries (kind, site, expression, alternatives, context), same edges, same
+LLM-call inputs, same outcome and trace, on every conformance case and on the
+exploration benchmark; same report for the same seed; overrides of the tracker's
+methods in a subclass are honoured.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ingot
+from ingot.concolic.explore import Explorer, Options
+from ingot.concolic.inputs import UnsupportedInput, assignment_for
+from ingot.concolic.report import as_json
+from ingot.symbolic.compiled_tracker import CompiledTrackedVM
+from ingot.symbolic.expr import Interner
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance" / "extra"]
+PROGRAMS = [p for c in CORPORA for p in sorted(c.glob("*.baml")) if p.with_suffix(".json").exists()]
+BENCH = sorted((ROOT / "bench" / "explore").glob("*.baml"))
+
+
+def observed(run: Any) -> tuple[Any, ...]:
+    """Everything a run reports; expressions are hash-consed, so equal means the same node."""
+    t = run.trace
+    error = run.outcome.error
+    outcome = run.outcome.as_dict() if error is None else (error.kind, error.message, [str(f) for f in error.trace])
+    path = [(e.kind, e.site, e.observed, e.alternatives, e.ctx, e.check) for e in t.path]
+    return path, t.edges, t.llm_calls, t.concretized, outcome, run.assignment
+
+
+def twin_explorers(program: ingot.Program, fn: str, **options: Any) -> tuple[Explorer, Explorer]:
+    interp = Explorer(program.view, fn, Options(tracker="interp", **options))
+    compiled = Explorer(program.view, fn, Options(tracker="compiled", **options))
+    compiled.x, compiled.space = interp.x, interp.space  # one interner: same expressions are the same nodes
+    return interp, compiled
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_both_trackers_record_the_same_runs(path: Path) -> None:
+    spec = json.loads(path.with_suffix(".json").read_text())
+    program = ingot.load(path)
+    fn = spec["function"]
+    interp, compiled = twin_explorers(program, fn, max_depth=20_000, max_steps=10_000_000, max_len=64)
+    params = program.view.function(fn).params
+    for case in spec["cases"]:
+        if case.get("error") == "StackOverflow":
+            continue  # tens of thousands of tracked frames: covered by the plain tiers' tests
+        assignment: dict[str, object] = {}
+        try:
+            for name, ty in params:
+                assignment_for(program.view, ty, name, case["args"][name], assignment)
+        except (UnsupportedInput, KeyError, ValueError):
+            continue
+        assert observed(compiled.run(assignment)) == observed(interp.run(assignment)), case["args"]
+
+
+@pytest.mark.parametrize("path", BENCH, ids=lambda p: p.stem)
+def test_same_seed_same_report_on_both_trackers(path: Path) -> None:
+    fn = json.loads(path.with_suffix(".json").read_text())["function"]
+    program = ingot.load(path)
+    reports = [as_json(program.view, Explorer(program.view, fn, Options(seed=5, tracker=t)).explore())
+               for t in ("interp", "compiled")]
+    assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("steps", [3, 10, 20])
+def test_a_limit_hit_is_the_same_error_on_both(steps: int) -> None:
+    """Backward jumps tick the budget even where the translation lays the jump's target in place."""
+    program = ingot.load(BENCH[0].parent / "sensors.baml")
+    interp, compiled = twin_explorers(program, "ScanReadings", max_steps=steps)
+    assignment = {"readings.$len": 6, "threshold": 1}
+    assert observed(compiled.run(assignment)) == observed(interp.run(assignment))
+    outcomes = []
+    for tier in ("interp", "compiled"):
+        try:
+            outcomes.append(program.call("ScanReadings", tier=tier, max_steps=steps, readings=[5] * 6, threshold=1))
+        except ingot.BamlError as e:
+            outcomes.append(e.kind)
+    assert outcomes[0] == outcomes[1]
+
+
+def test_subclass_overrides_are_honoured() -> None:
+    """Packing subclasses the tracker: the generated code calls the VM's methods, not copies."""
+    program = ingot.load(BENCH[0].parent / "fees.baml")
+    calls: list[str] = []
+
+    class Spy(CompiledTrackedVM):
+        def arith(self, frame, op, a, b, sa, sb, ea, eb):  # type: ignore[no-untyped-def]
+            calls.append(f"arith {op.name}")
+            return super().arith(frame, op, a, b, sa, sb, ea, eb)
+
+        def check(self, frame, kind, safe, holds):  # type: ignore[no-untyped-def]
+            calls.append(f"check {kind}")
+            return super().check(frame, kind, safe, holds)
+
+    explorer = Explorer(program.view, "LateFee", Options())
+    explorer.tracker_class = Spy
+    run = explorer.run({"balance": 100, "days": 45, "tier": 2})
+    assert any(c.startswith("arith") for c in calls) and any(c.startswith("check") for c in calls)
+    assert run.trace.path
+
+
+def test_tracked_translation_is_cached_per_program() -> None:
+    program = ingot.load(BENCH[0].parent / "triage.baml")
+    vms = [CompiledTrackedVM(program.view, Interner(), None, max_steps=10) for _ in range(2)]
+    from ingot.bex.compiled import translate
+    from ingot.symbolic.compiled_tracker import TrackedTranslator
+
+    first = translate(program.bex, True, TrackedTranslator, program.view)
+    for vm in vms:
+        vm.functions()
+    assert translate(program.bex, True, TrackedTranslator, program.view) is first
