@@ -220,7 +220,7 @@ class VM:
                         stack[-1] = ge(stack[-1], b)
                     elif op == 22:  # NE
                         b = stack.pop()
-                        stack[-1] = not eq(stack[-1], b)
+                        stack[-1] = ops.ne(stack[-1], b)
                     elif op == 13:  # MUL
                         b = stack.pop()
                         stack[-1] = mul(stack[-1], b)

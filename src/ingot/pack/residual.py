@@ -123,8 +123,9 @@ def pack(program: Program, function: str, sample: Mapping[str, Any], *, dtype: t
     """
     fn = program.function(function)
     values = program.convert_args(function, dict(sample))
+    dtype = dtype or torch.get_default_dtype()
     interner = Interner()
-    vm = PackVM(program.view, interner)
+    vm = PackVM(program.view, interner, dtype)
     names = [n for n, _ in program.view.function(function).params]
     layout, shadows, numbers = shadow_sample(vm, interner, names, values)
     try:
@@ -133,8 +134,7 @@ def pack(program: Program, function: str, sample: Mapping[str, Any], *, dtype: t
         raise BamlError(e.value, e.trace) from None
     output = residual_tree(vm, result, vm.result_shadow)
     guard = tuple(entry.observed for entry in vm.trace.path)  # type: ignore[attr-defined]  # TrackedVM.trace is its RunTrace
-    return Pack(program, function, layout, output, guard, tuple(vm.host_calls), numbers,
-                dtype or torch.get_default_dtype())
+    return Pack(program, function, layout, output, guard, tuple(vm.host_calls), numbers, dtype)
 
 
 def residual_tree(vm: TrackedVM, value: Any, shadow: Shadow, depth: int = 0) -> Any:

@@ -52,7 +52,7 @@ class BridgeError(PackError):
     """A BAML function that cannot run as a traced torch function (named in the message)."""
 
 
-def _refuse_llm(fn: BexFunction, args: list[Any]) -> Any:
+def _refuse_llm(vm: Any, fn: BexFunction, args: list[Any]) -> Any:
     raise BridgeError(f"`{fn.name}` is an LLM function: a function traced by torch.compile runs only while "
                       "tracing, so it cannot call a model")
 

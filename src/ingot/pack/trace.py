@@ -2,7 +2,8 @@
 
 `PackVM` is the tracker with three changes:
 
-- a host function's call runs its Python callable; a tensor it returns gets a
+- a host function's call runs its Python callable (arguments that inputs
+  decide arrive as 0-d tensors, as they will in the graph); a tensor it returns gets a
   fresh leaf variable (`$host0`, `$host1`, ...) and the call is recorded with
   its argument expressions, so the graph can make the call again on a batch.
   A non-tensor result is fixed: its symbolic arguments are concretized, so
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+import torch
 
 from ingot.bex.opcodes import Op as B
 from ingot.bex.program import BexFunction
@@ -63,14 +66,16 @@ class _NoEnvironment:
 class PackVM(TrackedVM):
     """The tracker with host calls as tensor leaves (see the module docstring)."""
 
-    def __init__(self, view: ProgramView, interner: Interner, **options: Any) -> None:
+    def __init__(self, view: ProgramView, interner: Interner, dtype: torch.dtype, **options: Any) -> None:
         super().__init__(view, interner, _NoEnvironment(), **options)
+        self.dtype = dtype
         self.host_calls: list[HostCall] = []
 
     def external_call(self, frame: Frame, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
         if fn.kind != "host":
             return super().external_call(frame, fn, args, shadows)
-        value = self.call_host(fn, args)
+        # A host call gets what its graph node will get: tensors for the arguments inputs decide.
+        value = self.call_host(fn, [self._as_graph_value(s, a) for s, a in zip(shadows, args)])
         if not is_tensor(value):
             for a, s in zip(args, shadows):
                 self.concretize(frame, s, a)
@@ -79,6 +84,13 @@ class PackVM(TrackedVM):
         leaf = self.x.var(f"$host{len(self.host_calls)}", Sort.FLOAT)
         self.host_calls.append(HostCall(leaf.value, fn.name, arg_terms))
         return value, leaf
+
+    def _as_graph_value(self, shadow: Shadow, value: Any) -> Any:
+        e = self.scalar(shadow, value)
+        if e is None or is_tensor(value) or type(value) not in (int, float, bool):
+            return value
+        kind = torch.bool if e.sort is Sort.BOOL else torch.int64 if e.sort is Sort.INT else self.dtype
+        return torch.tensor(value, dtype=kind)
 
     def _term(self, shadow: Shadow, value: Any) -> Any:
         e = self.scalar(shadow, value)
