@@ -53,6 +53,7 @@ class Pack:
     sample_inputs: dict[str, Any] = field(repr=False)  # the numeric inputs of the sample packed
     dtype: torch.dtype = torch.float32
     input_names: tuple[str, ...] = ()  # placeholder names, one per layout input
+    _guard_graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         taken: set[str] = set()
@@ -74,7 +75,12 @@ class Pack:
         return b.module(emit_tree(b, self.output), f"{self.function}Pack")
 
     def guard_fx(self) -> fx.GraphModule:
-        """The path condition as a GraphModule returning a bool (a bool tensor on a batch)."""
+        """The path condition as a GraphModule returning a bool (a bool tensor on a batch); built once."""
+        if self._guard_graph is None:
+            self._guard_graph = self._lower_guard()
+        return self._guard_graph
+
+    def _lower_guard(self) -> fx.GraphModule:
         b = self.builder()
         parts = [b.emit(g) for g in self.guard]
         out = parts[0] if len(parts) == 1 else b.graph.call_function(_all, tuple(parts)) if parts else True
