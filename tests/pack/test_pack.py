@@ -129,3 +129,19 @@ def test_llm_functions_cannot_be_packed() -> None:
     program = ingot.load(src)
     with pytest.raises(PackError, match="LLM function"):
         pack(program, "Use", {"q": "x"})
+
+
+def test_any_callable_can_be_a_host_node() -> None:
+    class Scale:  # a callable object: fx cannot name it, so the graph calls it through a named function
+        def __call__(self, t: Any) -> Any:
+            return t * 3.0
+
+    namespace: dict[str, Any] = {"torch": torch}
+    exec("double = lambda t: t * 2.0", namespace)  # a lambda without source text
+    program = ingot.load("function A(x: float) -> float {\n  @@ingot(host)\n  x\n}\n"
+                         "function B(x: float) -> float {\n  @@ingot(host)\n  x\n}\n"
+                         "function F(x: float) -> float {\n  A(x) + B(x)\n}\n")
+    program.bind("A", Scale())
+    program.bind("B", namespace["double"])
+    out = pack_batch(program, "F", [{"x": 1.0}, {"x": 2.0}], dtype=torch.float64)
+    assert out.tolist() == [5.0, 10.0]

@@ -14,6 +14,7 @@ the pack's float dtype.
 
 from __future__ import annotations
 
+import inspect
 import operator
 import re
 from collections.abc import Callable, Mapping
@@ -57,6 +58,23 @@ _BINARY: dict[Op, Callable[..., Any]] = {
     Op.ADD: operator.add, Op.SUB: operator.sub, Op.MUL: operator.mul,
     Op.EQ: operator.eq, Op.LT: operator.lt, Op.LE: operator.le,
 }
+
+
+def nameable(function: str, target: Callable[..., Any]) -> Callable[..., Any]:
+    """`target`, or a named function calling it where fx could not name it in generated code.
+
+    fx names a `call_function` target by its qualified name, and a lambda by its
+    source text (which code typed at a prompt or built by `exec` does not have);
+    callable objects have no name at all.
+    """
+    if inspect.isfunction(target) and target.__name__ != "<lambda>" or inspect.isbuiltin(target):
+        return target
+
+    def host(*args: Any) -> Any:
+        return target(*args)
+
+    host.__name__ = host.__qualname__ = f"host_{function}"
+    return host
 
 
 def placeholder_name(path: str, taken: set[str]) -> str:
@@ -131,7 +149,7 @@ class GraphBuilder:
             target = self.hosts.get(call.function)
             if target is None:
                 raise PackError(f"host function `{call.function}` is not bound")
-            node = g.call_function(target, tuple(self.term(a) for a in call.args))
+            node = g.call_function(nameable(call.function, target), tuple(self.term(a) for a in call.args))
             self.env[e.value] = node
             return node
         if op in _BINARY:
