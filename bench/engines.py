@@ -1,62 +1,102 @@
-"""Time the same BAML programs on ingot's VM and on the real BAML engine, in one process.
+"""Time BAML programs on the real engine, ingot's tiers (plain and tracked) and CPython.
 
-    python bench/engines.py [--repeat 5]
+    python bench/engines.py [--repeat 5] [--tracked-repeat 1] [--no-real] [--only NAME ...]
 
-Prints, per program, the median time of each engine and the ratio ingot/real, then the
-median ratio. The real engine is `baml_bridge` (pip install baml_bridge==0.23.0).
+Per program (loops, recursion, classes, arrays, strings, data preparation, sorting):
+the median time of the real BAML engine (`baml_bridge`), ingot's interpreter, ingot's
+compiled tier, the compiled tier with tracking on and every input symbolic (what one
+exploration run costs: `Explorer.run` with the compiled tracker, inputs built from the
+arguments, no step budget), and an equivalent hand-written CPython function. Then the
+ratios compiled/real and tracked/compiled, and their medians. Results must agree across
+the engines (the `same` column); the tracked run's value too.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import time
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-import ingot
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-HERE = Path(__file__).parent / "programs"
-# (file, function, arguments): sized so one call takes tens of milliseconds or more.
-CASES = [
-    ("loop.baml", "Loop", {"n": 200_000}),
-    ("fib.baml", "Fib", {"n": 20}),
-    ("classes.baml", "Walk", {"n": 50_000}),
-    ("arrays.baml", "Arrays", {"n": 100_000}),
-    ("strings.baml", "Words", {"n": 20_000}),
-]
+from engines_compiled import CASES, median_time  # noqa: E402
+
+import ingot  # noqa: E402
+from ingot.bex.compiled import CompiledVM  # noqa: E402
+from ingot.bex.vm import VM  # noqa: E402
+from ingot.concolic.explore import Explorer, Options  # noqa: E402
+from ingot.concolic.inputs import assignment_for  # noqa: E402
+from ingot.convert import to_python  # noqa: E402
 
 
-def median_time(fn, repeat: int) -> tuple[float, object]:  # type: ignore[no-untyped-def]
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+def tracked_runner(program: ingot.Program, function: str, args: dict[str, Any]) -> Callable[[], Any]:
+    """One tracked run with every input symbolic, as exploration makes it."""
+    explorer = Explorer(program.view, function, Options(tracker="compiled"))
+    explorer.options.max_steps = None  # type: ignore[assignment]
+    assignment: dict[str, Any] = {}
+    for name, ty in program.view.function(function).params:
+        assignment_for(program.view, ty, name, args[name], assignment)
+
+    def run() -> Any:
+        result = explorer.run(assignment)
+        if result.outcome.error is not None:
+            raise RuntimeError(result.outcome.error)
+        return result.outcome.value, len(result.trace.path)
+
+    return run
+
+
+def measure(name: str, source: str, function: str, args: dict[str, Any], twin: Callable[..., Any],
+            opts: argparse.Namespace, bridge: Any) -> tuple[Any, ...]:
+    program = ingot.load(source)
+    fn = program.function(function)
+    values = program.convert_args(function, args)
+    CompiledVM(program.bex).call(fn, values)  # translate once (cached per program), as a warm run
+    t_int, r_int = median_time(lambda: to_python(VM(program.bex).call(fn, values)), max(1, opts.repeat // 2))
+    t_cmp, r_cmp = median_time(lambda: to_python(CompiledVM(program.bex).call(fn, values)), opts.repeat)
+    t_py, r_py = median_time(lambda: twin(**args), opts.repeat)
+    tracked = tracked_runner(program, function, args)
+    tracked()  # translate the instrumented variant once
+    t_trk, (r_trk, entries) = median_time(tracked, opts.tracked_repeat)
+    t_real, r_real = float("nan"), r_cmp
+    if bridge is not None:
+        runtime = bridge.BamlRuntime.initialize_runtime(".", {"main.baml": source})
+        t_real, r_real = median_time(lambda: bridge.call_function_sync(runtime, function, args).result(),
+                                     opts.repeat)
+    same = r_int == r_cmp == r_py == r_trk and r_real == r_cmp
+    return name, t_real, t_int, t_cmp, t_trk, t_py, entries, same
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--tracked-repeat", type=int, default=1, help="runs of the (slow) tracked column")
+    parser.add_argument("--no-real", action="store_true", help="skip the real engine (baml_bridge)")
+    parser.add_argument("--only", nargs="*", help="program names to run")
     opts = parser.parse_args()
-    import baml_bridge as bridge
+    bridge = None
+    if not opts.no_real:
+        import baml_bridge as bridge
 
-    rows = []
-    for file, function, args in CASES:
-        source = (HERE / file).read_text()
-        program = ingot.load(source)
-        runtime = bridge.BamlRuntime.initialize_runtime(".", {"main.baml": source})
-        t_ingot, r_ingot = median_time(
-            lambda p=program, f=function, a=args: p.call(f, **a), opts.repeat)
-        t_real, r_real = median_time(
-            lambda r=runtime, f=function, a=args: bridge.call_function_sync(r, f, a).result(), opts.repeat)
-        same = r_ingot == r_real
-        rows.append((f"{file[:-5]}:{function}", t_ingot, t_real, t_ingot / t_real, same))
+    rows = [measure(*case, opts, bridge) for case in CASES if not opts.only or case[0] in opts.only]
 
-    print(f"{'program':<20} {'ingot VM':>10} {'real BAML':>10} {'ingot/real':>11}  same result")
-    for name, ti, tr, ratio, same in rows:
-        print(f"{name:<20} {ti * 1000:>8.1f}ms {tr * 1000:>8.1f}ms {ratio:>10.1f}x  {'yes' if same else 'NO'}")
-    print(f"median ingot/real: {statistics.median(r[3] for r in rows):.1f}x  (repeat={opts.repeat})")
+    def ms(t: float) -> str:
+        return f"{t * 1000:>10.1f}ms"
+
+    print(f"{'program':<16}{'real BAML':>12}{'interp':>12}{'compiled':>12}{'tracked':>12}{'CPython':>12}"
+          f"{'cmp/real':>10}{'trk/cmp':>9}{'entries':>9}  same")
+    for name, tr, ti, tc, tt, tp, entries, same in rows:
+        print(f"{name:<16}{ms(tr)}{ms(ti)}{ms(tc)}{ms(tt)}{ms(tp)}{tc / tr:>9.2f}x{tt / tc:>8.1f}x"
+              f"{entries:>9}  {'yes' if same else 'NO'}")
+    med = statistics.median
+    print(f"median compiled/real: {med(r[3] / r[1] for r in rows):.2f}x   "
+          f"tracked/compiled: {med(r[4] / r[3] for r in rows):.1f}x   "
+          f"compiled/interpreter: {med(r[3] / r[2] for r in rows):.2f}x   "
+          f"compiled/CPython: {med(r[3] / r[5] for r in rows):.2f}x   "
+          f"(repeat={opts.repeat}, tracked repeat={opts.tracked_repeat})")
 
 
 if __name__ == "__main__":

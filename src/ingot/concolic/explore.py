@@ -13,6 +13,7 @@ outside the slice keep the parent's values.
 
 from __future__ import annotations
 
+import gc
 import heapq
 import itertools
 import os
@@ -190,10 +191,18 @@ class Explorer:
             shadows.append(shadow)
         args = {pname: to_python(v) for (pname, _), v in zip(fview.params, values)}
         outcome = Outcome()
+        # A run allocates many acyclic objects (expressions, entries); each full collection would
+        # rescan the interner's whole table, which grows over an exploration. Pause the cyclic
+        # collector for the run (reference counting still frees everything without cycles).
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
         except BamlRaise as e:
             outcome.error = BamlError(e.value, e.trace)
+        finally:
+            if collecting:
+                gc.enable()
         return RunResult(vm.trace, outcome, args, env.mocks, dict(builder.used))
 
     # -- the search ---------------------------------------------------------------------------

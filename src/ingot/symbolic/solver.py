@@ -4,8 +4,9 @@ Everything goes through `Solver.solve(constraints)`: a conjunction of BOOL
 expressions. Before calling Z3 the solver tries the cache (keyed by the set
 of constraint nodes) and the last few models (often one still satisfies the
 query). Each query gets a timeout; a query that times out is `unknown`,
-counted, and never hangs the run. One `z3.Context` per solver, fixed random
-seeds: the same queries give the same models.
+counted, and never hangs the run. One `z3.Context` and one incremental Z3
+solver per `Solver` (a push/pop scope per query), fixed random seeds: the
+same sequence of queries gives the same models.
 
 Encodings: INT is Z3 `Int` (BAML's range is asserted for every int variable;
 overflow is a CHECK the tracker records), DIV/MOD are encoded to truncate
@@ -56,6 +57,7 @@ class Solver:
 
     def __post_init__(self) -> None:
         self.ctx = z3.Context()
+        self._z3: z3.Solver | None = None
         self._memo: dict[int, z3.ExprRef] = {}
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
@@ -177,13 +179,32 @@ class Solver:
     def _call_z3(self, query: list[Expr]) -> Result:
         start = time.perf_counter()
         self.stats.z3_calls += 1
-        s = z3.Solver(ctx=self.ctx)
-        s.set("timeout", self.timeout_ms)
-        s.set("random_seed", self.seed)
+        s = self._z3_solver()
         names: dict[str, Sort] = {}
         for c in query:
             for node_name in sorted(c.vars):
                 names.setdefault(node_name, Sort.INT)
+        s.push()
+        try:
+            return self._check(s, query, names, start)
+        finally:
+            s.pop()
+
+    def _z3_solver(self) -> z3.Solver:
+        """One incremental Z3 solver per `Solver`, each query in its own push/pop scope.
+
+        Building a fresh solver per query costs more than most queries (they are small:
+        a sliced path prefix); the incremental core answers them several times faster.
+        Its answers depend only on the queries asked before, so the same seed still gives
+        the same report.
+        """
+        if self._z3 is None:
+            self._z3 = z3.Solver(ctx=self.ctx)
+            self._z3.set("timeout", self.timeout_ms)
+            self._z3.set("random_seed", self.seed)
+        return self._z3
+
+    def _check(self, s: z3.Solver, query: list[Expr], names: dict[str, Sort], start: float) -> Result:
         try:
             for c in query:
                 s.add(self.to_z3(c))

@@ -1,0 +1,66 @@
+"""Exploration end to end on bench/explore/: the compiled tracker against the interpreter-tracker.
+
+    python bench/explore_speed.py [--repeat 3] [--seed 0]
+
+Per program: the median wall time of `Explorer(...).explore()` with each tracker (same
+seed, same options), the ratio interpreter/compiled, the share of the time spent in the
+solver, and whether the two reports are identical (they must be). Then the totals and
+the median ratio. Each program is loaded once and explored once before timing, so both
+trackers start warm (the instrumented translation is cached per program).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+import ingot
+from ingot.concolic.explore import Explorer, Options
+from ingot.concolic.report import as_json
+
+HERE = Path(__file__).resolve().parent / "explore"
+
+
+def explore(program: ingot.Program, function: str, tracker: str, seed: int) -> tuple[float, float, dict]:
+    start = time.perf_counter()
+    result = Explorer(program.view, function, Options(seed=seed, tracker=tracker)).explore()
+    elapsed = time.perf_counter() - start
+    return elapsed, result.solver_stats.get("time_s", 0.0), as_json(program.view, result)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    opts = parser.parse_args()
+    rows = []
+    for path in sorted(HERE.glob("*.baml")):
+        function = json.loads(path.with_suffix(".json").read_text())["function"]
+        program = ingot.load(path)
+        times: dict[str, list[float]] = {"interp": [], "compiled": []}
+        solver: dict[str, list[float]] = {"interp": [], "compiled": []}
+        reports = {}
+        for tracker in times:
+            explore(program, function, tracker, opts.seed)  # warm: translations, caches of the process
+        for _ in range(opts.repeat):
+            for tracker in times:  # alternate, so drifts of a noisy machine hit both
+                t, ts, reports[tracker] = explore(program, function, tracker, opts.seed)
+                times[tracker].append(t)
+                solver[tracker].append(ts)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        share = statistics.median(solver["compiled"]) / med["compiled"]
+        rows.append((path.stem, med["interp"], med["compiled"], share, reports["interp"] == reports["compiled"]))
+
+    print(f"{'program':<12}{'interp':>10}{'compiled':>10}{'ratio':>8}{'solver share':>14}  same report")
+    for name, ti, tc, share, same in rows:
+        print(f"{name:<12}{ti * 1000:>8.0f}ms{tc * 1000:>8.0f}ms{ti / tc:>7.2f}x{share:>13.0%}  {'yes' if same else 'NO'}")
+    total_i, total_c = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    print(f"total: interp {total_i:.2f}s, compiled {total_c:.2f}s, ratio {total_i / total_c:.2f}x; "
+          f"median ratio {statistics.median(r[1] / r[2] for r in rows):.2f}x  (repeat={opts.repeat}, seed={opts.seed})")
+
+
+if __name__ == "__main__":
+    main()
