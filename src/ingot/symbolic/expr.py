@@ -70,13 +70,10 @@ class Expr:
     id: int
     vars: frozenset[str]
     depth: int  # longest path to a leaf; the tracker concretizes past a limit
+    is_const: bool  # op is CONST (a field, not a property: it is asked on every operation)
 
     def __bool__(self) -> bool:
         raise TypeError("a symbolic expression has no truth value; compare it through the Interner")
-
-    @property
-    def is_const(self) -> bool:
-        return self.op is Op.CONST
 
     def __repr__(self) -> str:
         return show(self)
@@ -113,14 +110,40 @@ class Interner:
     counter: itertools.count = field(default_factory=itertools.count)
 
     def _node(self, op: Op, sort: Sort, args: tuple[Expr, ...], value: Any = None) -> Expr:
-        key = (op, sort, tuple(a.id for a in args), value if op in (Op.CONST, Op.VAR, Op.CASELESS) else None,
-               type(value) if op is Op.CONST else None)
+        # The hot path of every tracked run: keys use the members' plain values (an Enum's
+        # own hash is a Python-level call) and unary/binary nodes avoid generic loops.
+        n = len(args)
+        if n == 2:
+            a, b = args
+            ids: tuple[int, ...] = (a.id, b.id)
+        elif n == 1:
+            ids = (args[0].id,)
+        else:
+            ids = tuple([a.id for a in args])
+        if op is Op.CONST:
+            key: tuple[Any, ...] = (op._value_, sort._value_, ids, value, type(value))
+        elif op is Op.VAR or op is Op.CASELESS:
+            key = (op._value_, sort._value_, ids, value)
+        else:
+            key = (op._value_, sort._value_, ids)
         node = self.table.get(key)
         if node is None:
-            vs: frozenset[str] = frozenset((value,)) if op is Op.VAR else frozenset().union(*(a.vars for a in args))
-            node = Expr(op, sort, args, value, next(self.counter), vs, 1 + max((a.depth for a in args), default=0))
+            node = self._new(op, sort, args, value)
             self.table[key] = node
         return node
+
+    def _new(self, op: Op, sort: Sort, args: tuple[Expr, ...], value: Any) -> Expr:
+        if op is Op.VAR:
+            vs: frozenset[str] = frozenset((value,))
+        elif len(args) == 1:
+            vs = args[0].vars
+        elif len(args) == 2:
+            va, vb = args[0].vars, args[1].vars
+            vs = va if not vb or va is vb else vb if not va else va | vb
+        else:
+            vs = frozenset().union(*(a.vars for a in args))
+        depth = 1 + max([a.depth for a in args], default=0)
+        return Expr(op, sort, args, value, next(self.counter), vs, depth, op is Op.CONST)
 
     # -- leaves ------------------------------------------------------------------------
     def const(self, value: Any, sort: Sort | None = None) -> Expr:
