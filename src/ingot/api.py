@@ -17,7 +17,9 @@ from ingot.compiler import Compiled, compile_source
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
 from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
+from ingot.runtime import ops
 from ingot.runtime.errors import BamlError
+from ingot.runtime.values import Instance
 
 # Execution tiers: the reference interpreter, and BEX translated to Python functions.
 TIERS: dict[str, type[VM]] = {"interp": VM, "compiled": CompiledVM}
@@ -137,9 +139,14 @@ class Program:
         """`call` with the arguments as a mapping (for parameters named like `call`'s options).
 
         `tier` picks the executor: "compiled" (default) or "interp" (the reference
-        interpreter); `$INGOT_TIER` sets the default.
+        interpreter); `$INGOT_TIER` sets the default. A call with tensor arguments
+        runs on the interpreter unless `tier` says otherwise: its operators route
+        every tensor through `ingot.runtime.ops` (the compiled tier's inline float
+        code would hand a batched comparison to Python's `or`).
         """
         values = self.convert_args(name, dict(args))
+        if tier is None and ops.FLOAT_LIKE and any(holds_float_like(v) for v in values):
+            tier = "interp"
         vm = vm_class(tier)(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
         return to_python(vm.call(self.function(name), values))
 
@@ -168,6 +175,21 @@ class Program:
 
     def vm(self, tier: str | None = None, **options: Any) -> VM:
         return vm_class(tier)(self.bex, **options)
+
+
+def holds_float_like(value: Any, depth: int = 0) -> bool:
+    """Whether a converted argument holds a tensor standing in for a float."""
+    if isinstance(value, ops.FLOAT_LIKE):
+        return True
+    if depth > 32:
+        return False
+    if isinstance(value, list):
+        return any(holds_float_like(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(holds_float_like(v, depth + 1) for v in value.values())
+    if isinstance(value, Instance):
+        return any(holds_float_like(v, depth + 1) for v in value.fields)
+    return False
 
 
 def import_target(name: str, target: str) -> Callable[..., Any]:

@@ -53,6 +53,7 @@ class Pack:
     sample_inputs: dict[str, Any] = field(repr=False)  # the numeric inputs of the sample packed
     dtype: torch.dtype = torch.float32
     input_names: tuple[str, ...] = ()  # placeholder names, one per layout input
+    _graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
     _guard_graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -70,7 +71,12 @@ class Pack:
         return b
 
     def to_fx(self) -> fx.GraphModule:
-        """The residual of F's output as a GraphModule over the inputs (host calls included)."""
+        """The residual of F's output as a GraphModule over the inputs (host calls included); built once."""
+        if self._graph is None:
+            self._graph = self._lower_output()
+        return self._graph
+
+    def _lower_output(self) -> fx.GraphModule:
         b = self.builder()
         return b.module(emit_tree(b, self.output), f"{self.function}Pack")
 

@@ -16,7 +16,9 @@ code computes with it. `register()` tells the runtime's operators about
   the function, raises `TensorBranchError` (use `ingot.pack.pack`, whose
   guards handle such branches, or `torch.where` in a host function).
 
-Nothing else treats a tensor as a float: type tests (`x is float`, union
+`Program.call` runs calls with tensor arguments on the interpreter unless
+a tier is named (the compiled tier's inline float code would pass a batched
+comparison to Python's `or`). Nothing else treats a tensor as a float: type tests (`x is float`, union
 matching), `float` methods, string interpolation and JSON output see an
 opaque value.
 """
