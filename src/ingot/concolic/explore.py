@@ -160,6 +160,7 @@ class Explorer:
         self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length)
         self.fn = view.bytecode.by_name[function]
         self.tracker_class = tracker_class(self.options.tracker)
+        self._classes = {c.name: c for c in view.classes()}  # built once, not per run
         self.result = Exploration(function, self.options)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
@@ -180,7 +181,8 @@ class Explorer:
     def run(self, assignment: dict[str, Any]) -> RunResult:
         vm = self.tracker_class(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
                                 max_steps=self.options.max_steps)
-        builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len)
+        builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
+                               self._classes)
         env = LlmInputs(builder, self.view)
         vm.env = env
         fview = self.view.function(self.function)

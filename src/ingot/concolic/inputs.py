@@ -54,7 +54,7 @@ class InputBuilder:
     """Builds values (and shadows) for one run from an assignment."""
 
     def __init__(self, view: ProgramView, interner: Interner, space: InputSpace, assignment: dict[str, Any],
-                 heap_set: Any, max_len: int) -> None:
+                 heap_set: Any, max_len: int, classes: dict[str, Any] | None = None) -> None:
         self.view = view
         self.x = interner
         self.space = space
@@ -63,7 +63,8 @@ class InputBuilder:
         self.max_len = max_len
         self.used: dict[str, Any] = {}  # the variables this run read, with their values
         self.program = view.bytecode
-        self._classes = {c.name: c for c in view.classes()}
+        # `classes`: the view's classes by name, when the caller keeps them across runs
+        self._classes = classes if classes is not None else {c.name: c for c in view.classes()}
 
     def var(self, name: str, sort: Sort, domain: list[Expr] | None = None) -> tuple[Any, Expr]:
         v = self.x.var(name, sort)

@@ -491,40 +491,79 @@ def _light_frame(fn: BexFunction, site: SiteInfo, ctx: int) -> Frame:
     return f
 
 
+class _Runtime:
+    """A tracked translation executed once: its functions and the namespace they read.
+
+    Names that depend on the VM running them (its methods, trace, options) are bound at
+    the start of each run, so the VMs an exploration makes (one per run) share the code.
+    """
+
+    def __init__(self, program: Any, mod: Translation) -> None:
+        ns: dict[str, Any] = dict(STATIC_NAMES)
+        ns.update(mod.consts)
+        ns.update({f"B{i}": b for i, b in enumerate(program.builtins)})
+        ns.update({f"OP{int(op)}": op for op in _BINARY})
+        ns.update({f"CB{int(op)}": f for op, f in CONCRETE_BINARY.items()})
+        ns.update(_frame=_light_frame, _SCALARS=_SCALARS, __name__="ingot.symbolic.compiled_program")
+        exec(mod.code, ns)  # noqa: S102 - our own generated code
+        self.ns = ns
+        self.funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        self.bound: CompiledTrackedVM | None = None
+
+    def bind(self, vm: CompiledTrackedVM) -> None:
+        self.ns.update(vm.names(self))
+        self.ns["_edges"] = vm.trace.edges  # the trace may have been replaced since the last run
+        self.bound = vm
+
+
+_RUNTIMES: dict[int, tuple[Translation, _Runtime]] = {}  # id(translation) -> (translation, runtime)
+_RUNTIMES_SIZE = 64
+
+
+def _runtime(program: Any, mod: Translation) -> _Runtime:
+    entry = _RUNTIMES.get(id(mod))
+    if entry is not None and entry[0] is mod:
+        return entry[1]
+    rt = _Runtime(program, mod)
+    _RUNTIMES[id(mod)] = (mod, rt)
+    while len(_RUNTIMES) > _RUNTIMES_SIZE:
+        del _RUNTIMES[next(iter(_RUNTIMES))]
+    return rt
+
+
+# The tracker methods the generated code calls, by the names it calls them.
+_METHODS = {f"_{m}": m for m in ("hget", "hset", "binary_shadow", "branch_condition", "switch_record",
+                                  "read_index_tracked", "write_index_tracked", "neg_shadow", "concretize",
+                                  "type_test_shadow", "format_tracked", "external_call")}
+_METHODS["_truthy_shadow"] = "truthy"
+
+
 class CompiledTrackedVM(TrackedVM):
     """A `TrackedVM` whose runs execute instrumented generated code; same trace, same results."""
 
     def __init__(self, view: ProgramView, interner: Any, env: Any, **options: Any) -> None:
         super().__init__(view, interner, env, **options)
-        self._funcs: list[Any] | None = None
-        self._ns: dict[str, Any] = {}
+        self._names: dict[str, Any] | None = None
+
+    def runtime(self) -> _Runtime:
+        mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view)
+        return _runtime(self.program, mod)
 
     def functions(self) -> list[Any]:
-        if self._funcs is None:
-            self._funcs = self._instantiate()
-        return self._funcs
+        """The Python function per BAML function (None for functions without bytecode)."""
+        return self.runtime().funcs
 
-    def _instantiate(self) -> list[Any]:
-        program = self.program
-        mod: Translation = translate(program, self.max_steps is not None, TrackedTranslator, self.view)
-        ns = self._ns
-        ns.update(STATIC_NAMES)
-        ns.update(mod.consts)
-        ns.update({f"B{i}": b for i, b in enumerate(program.builtins)})
-        ns.update({f"OP{int(op)}": op for op in _BINARY})
-        ns.update({f"CB{int(op)}": f for op, f in CONCRETE_BINARY.items()})
-        ns.update(MAXD=self.max_depth, _global=self.load_global, _rethrow=self.pending_rethrow, _tick=self.tick,
-                  _catch=make_catch(self), _frame=_light_frame, _SCALARS=_SCALARS, _edges=self.trace.edges,
-                  _not=self.x.not_, __name__="ingot.symbolic.compiled_program")
-        for name in ("hget", "hset", "binary_shadow", "truthy", "branch_condition", "switch_record",
-                     "read_index_tracked", "write_index_tracked", "neg_shadow", "concretize", "type_test_shadow",
-                     "format_tracked", "external_call"):
-            ns[f"_{name}" if name not in ("truthy",) else "_truthy_shadow"] = getattr(self, name)
-        ns["_model"] = lambda frame, key, fn, args, shadows: builtin_models.call(self, frame, key, fn, args, shadows)
-        exec(mod.code, ns)  # noqa: S102 - our own generated code
-        funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
-        ns["_call_value"] = self._value_caller(funcs)
-        return funcs
+    def names(self, rt: _Runtime) -> dict[str, Any]:
+        """What the generated code reads from this VM (bound methods: subclass overrides count)."""
+        if self._names is None:
+            names = {alias: getattr(self, method) for alias, method in _METHODS.items()}
+            names.update(MAXD=self.max_depth, _global=self.load_global, _rethrow=self.pending_rethrow,
+                         _tick=self.tick, _catch=make_catch(self), _not=self.x.not_,
+                         _model=lambda frame, key, fn, args, shadows: builtin_models.call(
+                             self, frame, key, fn, args, shadows),
+                         _call_value=self._value_caller(rt.funcs))
+            self._names = names
+        return self._names
 
     def _value_caller(self, funcs: list[Any]) -> Any:
         max_depth, external_call = self.max_depth, self.external_call
@@ -553,17 +592,20 @@ class CompiledTrackedVM(TrackedVM):
         """Run `fn` on `args` whose shadows are `shadows`; the trace is in `self.trace`."""
         if len(args) != fn.arity:
             raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
-        f = self.functions()[fn.index]
-        self._ns["_edges"] = self.trace.edges  # the trace may have been replaced since instantiation
+        rt = self.runtime()
+        previous = rt.bound
+        rt.bind(self)
         need = 2 * self.max_depth + 5_000  # one Python frame per BAML frame, a few more per tracker call
         old = sys.getrecursionlimit()
         if old < need:
             sys.setrecursionlimit(need)
         try:
-            value, _ = run_entry(f, (), [0, *args, *shadows])
+            value, _ = run_entry(rt.funcs[fn.index], (), [0, *args, *shadows])
             return value
         except RecursionError:
             raise panic("StackOverflow", message="stack overflow") from None
         finally:
             if old < need:
                 sys.setrecursionlimit(old)
+            if previous is not None and previous is not self:
+                rt.bind(previous)  # a run inside another VM's run (a host callback) gives it back its names
