@@ -30,7 +30,7 @@ import torch
 import torch.fx as fx
 
 from ingot.pack.lower import emit_tree
-from ingot.pack.residual import Pack, _all, pack, sample_layout, stack_inputs
+from ingot.pack.residual import Pack, pack, sample_layout, stack_inputs
 from ingot.pack.trace import Layout
 from ingot.symbolic.expr import Expr
 
@@ -158,14 +158,15 @@ def _depends_on_hosts(p: Pack) -> bool:
 
 # -- merging ------------------------------------------------------------------------------------
 def skeleton(tree: Any) -> Any:
-    """The shape of an output tree; None if a leaf is not numeric (strings cannot be masked)."""
+    """The shape of an output tree (of expressions, or of evaluated tensors); None if a leaf
+    is not numeric (strings cannot be masked or stacked)."""
     if isinstance(tree, dict):
         parts = {k: skeleton(v) for k, v in tree.items()}
         return None if any(v is None for v in parts.values()) else ("dict", tuple(parts.items()))
     if isinstance(tree, list):
         items = [skeleton(v) for v in tree]
         return None if any(v is None for v in items) else ("list", tuple(items))
-    if isinstance(tree, Expr) or isinstance(tree, torch.Tensor) or type(tree) in (int, float):
+    if isinstance(tree, (Expr, torch.Tensor)) or type(tree) in (int, float, bool):
         return "leaf"
     return None
 
@@ -183,8 +184,7 @@ def merged_graph(packs: list[Pack]) -> fx.GraphModule:
     for p in packs:
         path = base.sub(inputs)
         path.add_host_calls(p.host_calls)
-        guard = [path.emit(g) for g in p.guard]
-        mask = guard[0] if len(guard) == 1 else base.graph.call_function(_all, tuple(guard)) if guard else True
+        mask = path.conjunction(p.guard)
         masks.append(mask)
         # On rows this path does not own, compute it on its own sample's values (finite by construction).
         safe = {v: base.graph.call_function(torch.where, (mask, node, p.sample_inputs[v]))
@@ -211,7 +211,7 @@ def assemble(parts: list[tuple[list[int], Any]], n: int) -> Any:
     """Scatter each part's rows back into sample order."""
     if not parts:
         return []
-    shapes = [skeleton_of_value(out) for _, out in parts]
+    shapes = [skeleton(out) for _, out in parts]
     if all(s == shapes[0] for s in shapes) and shapes[0] is not None:
         order = torch.tensor([r for rows, _ in parts for r in rows], dtype=torch.long)
         inverse = torch.empty_like(order)
@@ -222,18 +222,6 @@ def assemble(parts: list[tuple[list[int], Any]], n: int) -> Any:
         for k, r in enumerate(rows):
             results[r] = row_of(out, k)
     return results
-
-
-def skeleton_of_value(out: Any) -> Any:
-    if isinstance(out, dict):
-        parts = {k: skeleton_of_value(v) for k, v in out.items()}
-        return None if any(v is None for v in parts.values()) else ("dict", tuple(parts.items()))
-    if isinstance(out, list):
-        items = [skeleton_of_value(v) for v in out]
-        return None if any(v is None for v in items) else ("list", tuple(items))
-    if isinstance(out, torch.Tensor) or type(out) in (int, float, bool):
-        return "leaf"
-    return None
 
 
 def gather(parts: list[tuple[list[int], Any]], inverse: torch.Tensor, pick: Any) -> Any:

@@ -131,6 +131,13 @@ class GraphBuilder:
             self.nodes[node.id] = self._node(node)
         return self.nodes[e.id]
 
+    def conjunction(self, conditions: tuple[Expr, ...]) -> Any:
+        """A guard: the node that all `conditions` hold (True when there are none)."""
+        parts = [self.emit(c) for c in conditions]
+        if not parts:
+            return True
+        return parts[0] if len(parts) == 1 else self.graph.call_function(all_of, tuple(parts))
+
     def term(self, t: Any) -> Any:
         """A host call argument or an output leaf: an expression, else a constant."""
         return self.emit(t) if isinstance(t, Expr) else self.constant(t)

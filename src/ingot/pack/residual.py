@@ -26,7 +26,6 @@ import torch
 import torch.fx as fx
 
 from ingot.pack.lower import GraphBuilder, emit_tree, placeholder_name
-from ingot.pack.tensors import is_tensor
 from ingot.pack.trace import HostCall, Layout, PackError, PackVM, shadow_sample
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.runtime.values import Instance, Variant
@@ -88,9 +87,7 @@ class Pack:
 
     def _lower_guard(self) -> fx.GraphModule:
         b = self.builder()
-        parts = [b.emit(g) for g in self.guard]
-        out = parts[0] if len(parts) == 1 else b.graph.call_function(_all, tuple(parts)) if parts else True
-        return b.module(out, f"{self.function}Guard")
+        return b.module(b.conjunction(self.guard), f"{self.function}Guard")
 
     def arguments(self, samples: Sequence[Mapping[str, Any]]) -> list[torch.Tensor]:
         """The graphs' arguments for samples of this pack's layout, stacked (one row per sample)."""
@@ -117,13 +114,6 @@ class Pack:
         layout, numbers = sample_layout(self.program, self.function, sample)
         args = [a.squeeze(0) for a in stack_inputs(self.layout, [numbers], self.dtype)]
         return self.to_fx()(*args)
-
-
-def _all(*parts: Any) -> Any:
-    out = torch.as_tensor(parts[0])
-    for p in parts[1:]:
-        out = torch.logical_and(out, p)
-    return out
 
 
 def pack(program: Program, function: str, sample: Mapping[str, Any], *, dtype: torch.dtype | None = None) -> Pack:
@@ -190,7 +180,3 @@ def _first_difference(a: Layout, b: Layout) -> str:
         if x != y:
             return f"`{x[0]}`: {x[1:]} vs {y[1:]}"
     return "different numeric inputs" if a.inputs != b.inputs else "different layouts"
-
-
-def is_scalar_output(tree: Any) -> bool:
-    return isinstance(tree, Expr) or isinstance(tree, (int, float)) or is_tensor(tree)
