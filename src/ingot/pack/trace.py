@@ -143,26 +143,14 @@ def shadow_sample(vm: TrackedVM | None, interner: Interner, names: list[str], va
             inputs.append((path, sort))
             numbers[path] = value
             return interner.var(path, sort)
-        if isinstance(value, Instance):
-            fixed.append((path, "class", value.cls.name))
-            for i, (name, v) in enumerate(zip(value.cls.field_names, value.fields)):
-                s = walk(v, f"{path}.{name}", depth + 1)
+        container = members(value, path)
+        if container is not None:
+            entry, children = container
+            fixed.append(entry)
+            for key, child_path, child in children:
+                s = walk(child, child_path, depth + 1)
                 if vm is not None and s is not None:
-                    vm.hset(value, i, s)
-            return None
-        if t is list:
-            fixed.append((path, "len", len(value)))
-            for i, v in enumerate(value):
-                s = walk(v, f"{path}[{i}]", depth + 1)
-                if vm is not None and s is not None:
-                    vm.hset(value, i, s)
-            return None
-        if t is dict:
-            fixed.append((path, "keys", tuple(value)))
-            for k, v in value.items():
-                s = walk(v, f"{path}[{k!r}]", depth + 1)
-                if vm is not None and s is not None:
-                    vm.hset(value, ("k", k), s)
+                    vm.hset(value, key, s)  # the tracker's heap key for this field, element or entry
             return None
         if isinstance(value, Variant):
             fixed.append((path, "enum", value.enum.name, value.name))
@@ -175,3 +163,15 @@ def shadow_sample(vm: TrackedVM | None, interner: Interner, names: list[str], va
 
     shadows = [walk(v, n, 0) for n, v in zip(names, values)]
     return Layout(tuple(inputs), tuple(fixed)), shadows, numbers
+
+
+def members(value: Any, path: str) -> tuple[tuple[Any, ...], list[tuple[Any, str, Any]]] | None:
+    """A container's layout entry and its members as (heap key, path, value); None for a scalar."""
+    if isinstance(value, Instance):
+        return ((path, "class", value.cls.name),
+                [(i, f"{path}.{name}", v) for i, (name, v) in enumerate(zip(value.cls.field_names, value.fields))])
+    if type(value) is list:
+        return (path, "len", len(value)), [(i, f"{path}[{i}]", v) for i, v in enumerate(value)]
+    if type(value) is dict:
+        return (path, "keys", tuple(value)), [(("k", k), f"{path}[{k!r}]", v) for k, v in value.items()]
+    return None
