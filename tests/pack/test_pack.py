@@ -145,3 +145,18 @@ def test_any_callable_can_be_a_host_node() -> None:
     program.bind("B", namespace["double"])
     out = pack_batch(program, "F", [{"x": 1.0}, {"x": 2.0}], dtype=torch.float64)
     assert out.tolist() == [5.0, 10.0]
+
+
+def test_a_sample_that_panics_is_named_and_fixed_tensors_pin_the_guard() -> None:
+    program = ingot.load("function W() -> float {\n  @@ingot(host)\n  0.0\n}\n"
+                         "function F(x: int) -> string {\n  let w = W() * 2.0;\n  assert.is_true(x < 3);\n  `${w}`\n}\n")
+    weight = torch.tensor(1.5, dtype=torch.float64)
+    program.bind("W", lambda: weight)
+    with pytest.raises(ingot.BamlError) as e:
+        pack_batch(program, "F", [{"x": 1}, {"x": 5}])
+    assert "while packing sample 1 of 2" in "\n".join(getattr(e.value, "__notes__", []))
+    p = pack(program, "F", {"x": 1})
+    assert p.output == "3.0"  # a string: the tensor was fixed to its value ...
+    assert p.matches({"x": 2})
+    weight.fill_(2.0)
+    assert not p.matches({"x": 2})  # ... and the guard says so

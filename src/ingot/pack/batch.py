@@ -96,7 +96,11 @@ class BatchPlan:
         groups, exact = [], True
         while pending:
             first = pending[0]
-            p = pack(self.program, self.function, self.samples[first], dtype=self.dtype)
+            try:
+                p = pack(self.program, self.function, self.samples[first], dtype=self.dtype)
+            except Exception as e:
+                e.add_note(f"while packing sample {first} of {len(self.samples)}")
+                raise
             mask = guard_mask(p, [c[[position[r] for r in pending]] for c in columns], len(pending))
             exact = exact and bool(mask[0])
             mask[0] = True  # float rounding aside, a sample takes its own path

@@ -18,9 +18,9 @@ code computes with it. `register()` tells the runtime's operators about
 
 `Program.call` runs calls with tensor arguments on the interpreter unless
 a tier is named (the compiled tier's inline float code would pass a batched
-comparison to Python's `or`). Nothing else treats a tensor as a float: type tests (`x is float`, union
-matching), `float` methods, string interpolation and JSON output see an
-opaque value.
+comparison to Python's `or`). String interpolation renders a one-element tensor as its float. Nothing else
+treats a tensor as a float: type tests (`x is float`, union matching), `float`
+methods and JSON output see an opaque value.
 """
 
 from __future__ import annotations

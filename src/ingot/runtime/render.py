@@ -38,6 +38,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from ingot.runtime import ops
 from ingot.runtime._unicode import DEBUG_ESCAPED
 from ingot.runtime.values import Instance, Variant
 
@@ -183,6 +184,16 @@ def _scalar(v: Any) -> str | None:
         return v.name
     if t is list or t is dict or t is Instance:
         return None
+    return _opaque(v)
+
+
+def _opaque(v: Any) -> str:
+    """A host value: a one-element tensor standing in for a float renders as that float."""
+    if ops.FLOAT_LIKE and isinstance(v, ops.FLOAT_LIKE):
+        try:
+            return render_float(float(v))
+        except (TypeError, ValueError, RuntimeError):
+            return str(v)  # a batched tensor: torch's own text
     return "<function>"
 
 
