@@ -121,3 +121,17 @@ def test_strings_cannot_leave_and_llm_functions_cannot_run(program: ingot.Progra
                      'function Use(x: float) -> float {\n  Ask(x) + 1.0\n}\n')
     with pytest.raises(BridgeError, match="LLM function"):
         as_torch_function(llm, "Use")(torch.tensor(1.0))
+
+
+def test_two_baml_functions_in_one_compiled_module() -> None:
+    # nonstrict_trace wrappers share one code object; each must still run its own function.
+    program = ingot.load("function A(x: float) -> float { x * 2.0 }\nfunction B(x: float) -> float { x + 10.0 }\n")
+    a, b = as_torch_function(program, "A"), as_torch_function(program, "B")
+
+    class Both(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return a(x) * b(x)
+
+    torch._dynamo.reset()
+    x = torch.tensor([1.0, 2.0])
+    assert torch.compile(Both(), backend="aot_eager", fullgraph=True)(x).tolist() == [22.0, 48.0]
