@@ -31,7 +31,7 @@ from ingot.bex.compiled import (
     run_entry,
     translate,
 )
-from ingot.bex.opcodes import Op
+from ingot.bex.opcodes import OPCODES, Op
 from ingot.bex.program import BexFunction, Closure
 from ingot.mir.api import ProgramView
 from ingot.runtime.errors import panic
@@ -94,8 +94,6 @@ class TrackedTranslator(FunctionTranslator):
 
     @staticmethod
     def pushes(op: int) -> bool:
-        from ingot.bex.opcodes import OPCODES
-
         return OPCODES[Op(op)].pushes > 0
 
     # -- function frame -------------------------------------------------------------------------

@@ -406,8 +406,11 @@ class TrackedVM(VM):
                 self.concretize(frame, sa, a)
                 self.concretize(frame, sb, b)
                 return None
-            return {B.LT: lambda: x.lt(ea, eb), B.LE: lambda: x.le(ea, eb),
-                    B.GT: lambda: x.lt(eb, ea), B.GE: lambda: x.le(eb, ea)}[op]()
+            if op is B.LT:
+                return x.lt(ea, eb)
+            if op is B.LE:
+                return x.le(ea, eb)
+            return x.lt(eb, ea) if op is B.GT else x.le(eb, ea)
         if ea.sort is Sort.STRING and eb.sort is Sort.STRING and op is B.ADD:
             return x.concat(ea, eb)
         if ea.sort not in (Sort.INT, Sort.FLOAT) or eb.sort not in (Sort.INT, Sort.FLOAT) or op not in ARITH:
@@ -433,11 +436,10 @@ class TrackedVM(VM):
         if op is B.MUL and not ea.is_const and not eb.is_const:
             self.concretize(frame, sb, b)  # a product of two symbolic values: fix one factor
             eb = x.const(b, Sort.INT if type(b) is int else Sort.FLOAT)
-        kind = {B.ADD: Op.ADD, B.SUB: Op.SUB, B.MUL: Op.MUL, B.DIV: Op.DIV, B.MOD: Op.MOD}[op]
-        result = x.arith(kind, ea, eb)
+        result = x.arith(ARITH_KIND[op], ea, eb)
         if is_int and not result.is_const and op in (B.ADD, B.SUB, B.MUL):
             safe = x.and_(x.le(x.const(INT_MIN), result), x.le(result, x.const(INT_MAX)))
-            concrete = {B.ADD: a + b, B.SUB: a - b, B.MUL: a * b}[op]
+            concrete = a + b if op is B.ADD else a - b if op is B.SUB else a * b
             self.check(frame, "IntegerOverflow", safe, INT_MIN <= concrete <= INT_MAX)
         if not is_int and op in (B.DIV, B.MOD):
             return None if op is B.MOD else result
@@ -790,6 +792,7 @@ class TrackedVM(VM):
 
 ORDER_OPS = frozenset({B.LT, B.LE, B.GT, B.GE})
 ARITH = frozenset({B.ADD, B.SUB, B.MUL, B.DIV, B.MOD})
+ARITH_KIND = {B.ADD: Op.ADD, B.SUB: Op.SUB, B.MUL: Op.MUL, B.DIV: Op.DIV, B.MOD: Op.MOD}
 
 CONCRETE_BINARY: dict[B, Callable[[Any, Any], Any]] = {
     B.ADD: ops.add, B.SUB: ops.sub, B.MUL: ops.mul, B.DIV: ops.div, B.MOD: ops.mod,
