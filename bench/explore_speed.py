@@ -1,19 +1,26 @@
 """Exploration end to end on bench/explore/: the compiled tracker against the interpreter-tracker.
 
-    python bench/explore_speed.py [--repeat 3] [--seed 0]
+    python bench/explore_speed.py [--repeat 3] [--seed 0] [--baseline SRC]
 
 Per program: the median wall time of `Explorer(...).explore()` with each tracker (same
 seed, same options), the ratio interpreter/compiled, the share of the time spent in the
 solver, and whether the two reports are identical (they must be). Then the totals and
 the median ratio. Each program is loaded once and explored once before timing, so both
 trackers start warm (the instrumented translation is cached per program).
+
+`--baseline SRC` also times the whole set with another checkout's `src` directory (e.g.
+`git archive <commit> src | tar -x -C /tmp/base`, then `--baseline /tmp/base/src`), in a
+subprocess with that `ingot` on the path, and prints today's total against it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -31,10 +38,36 @@ def explore(program: ingot.Program, function: str, tracker: str, seed: int) -> t
     return elapsed, result.solver_stats.get("time_s", 0.0), as_json(program.view, result)
 
 
+# Run in a subprocess against another source tree: the median total time of the set.
+_TOTAL = """
+import json, statistics, sys, time
+from pathlib import Path
+import ingot
+from ingot.concolic.explore import Explorer, Options
+progs = [(ingot.load(p), json.loads(p.with_suffix(".json").read_text())["function"])
+         for p in sorted(Path(sys.argv[1]).glob("*.baml"))]
+def total():
+    start = time.perf_counter()
+    for program, function in progs:
+        Explorer(program.view, function, Options(seed=int(sys.argv[3]))).explore()
+    return time.perf_counter() - start
+total()
+print(statistics.median(total() for _ in range(int(sys.argv[2]))))
+"""
+
+
+def baseline_total(src: str, repeat: int, seed: int) -> float:
+    env = {**os.environ, "PYTHONPATH": src}
+    out = subprocess.run([sys.executable, "-c", _TOTAL, str(HERE), str(repeat), str(seed)], env=env,
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--baseline", help="another checkout's src directory to time the whole set with")
     opts = parser.parse_args()
     rows = []
     for path in sorted(HERE.glob("*.baml")):
@@ -60,6 +93,9 @@ def main() -> None:
     total_i, total_c = sum(r[1] for r in rows), sum(r[2] for r in rows)
     print(f"total: interp {total_i:.2f}s, compiled {total_c:.2f}s, ratio {total_i / total_c:.2f}x; "
           f"median ratio {statistics.median(r[1] / r[2] for r in rows):.2f}x  (repeat={opts.repeat}, seed={opts.seed})")
+    if opts.baseline:
+        base = baseline_total(opts.baseline, opts.repeat, opts.seed)
+        print(f"baseline {opts.baseline}: {base:.2f}s; compiled tracker today {total_c:.2f}s: {base / total_c:.2f}x faster")
 
 
 if __name__ == "__main__":
