@@ -174,9 +174,12 @@ def dis(file: Path, function: str | None) -> None:
 @click.option("--solver-timeout", default=2000, show_default=True, help="Per-query solver timeout (ms).")
 @click.option("--emit-tests", nargs=2, type=(click.Choice(["baml", "pytest", "json"]), click.Path(path_type=Path)),
               default=None, metavar="FORM DIR", help="Write the cases as BAML tests, a pytest file or JSON into DIR.")
+@click.option("--tracker", type=click.Choice(["compiled", "interp"]), default=None,
+              help="Tracker for the runs: instrumented compiled code (default; env INGOT_TRACKER) or the "
+                   "reference interpreter loop. Both give the same report.")
 def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
-            emit_tests: tuple[str, Path] | None) -> None:
+            emit_tests: tuple[str, Path] | None, tracker: str | None) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
@@ -190,6 +193,8 @@ def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, 
         fail(f"error: no function `{function}` in {file} (functions: {names})")
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
                       solver_timeout_ms=solver_timeout, seed=seed)
+    if tracker is not None:
+        options.tracker = tracker
     try:
         exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json)
     except UnsupportedInput as e:

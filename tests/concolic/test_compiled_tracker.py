@@ -118,3 +118,17 @@ def test_tracked_translation_is_cached_per_program() -> None:
     for vm in vms:
         vm.functions()
     assert translate(program.bex, True, TrackedTranslator, program.view) is first
+
+
+def test_the_cli_selects_the_tracker() -> None:
+    from click.testing import CliRunner
+
+    from ingot.cli import main
+
+    reports = []
+    for tracker in ("interp", "compiled"):
+        result = CliRunner().invoke(main, ["explore", str(BENCH[0].parent / "route.baml"), "Route", "--json",
+                                           "--tracker", tracker], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        reports.append(json.loads(result.stdout))
+    assert reports[0] == reports[1]
