@@ -310,24 +310,38 @@ class TrackedTranslator(FunctionTranslator):
         if op == Op.READ_FIELD:
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
-            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _hget({a.expr}, {arg}); {s} = _v")
+            # the shadow heap read inline (`hget`): one dict lookup, no call
+            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _heap_get((id({a.expr}), {arg})); {s} = _v")
         elif op == Op.WRITE_FIELD:
             o, v = self.pop(stack, 2)
-            self.out(f"{o.expr}.fields[{arg}] = {v.expr}; _hset({o.expr}, {arg}, {v.sh or 'None'})")
+            self.out(f"{o.expr}.fields[{arg}] = {v.expr}")
+            self.heap_store(o.expr, str(arg), v.sh)
         elif op == Op.READ_INDEX:
             b, i = self.pop(stack, 2)
             s, t = self.push(stack, op, arg, [b, i])
+            self.out(f"if {self.plain_index(b, i)}: {s} = {b.expr}[{i.expr}]; {t} = _heap_get((id({b.expr}), {i.expr}))")
+            self.out("else:")
+            self.indent += 1
             self.at()
             self.out(f"{s}, {t} = _read_index_tracked(F, {b.expr}, {i.expr}, {i.sh or 'None'})")
+            self.indent -= 1
         elif op == Op.WRITE_INDEX:
             b, i, v = self.pop(stack, 3)
+            self.out(f"if {self.plain_index(b, i)}:")
+            self.indent += 1
+            self.out(f"{b.expr}[{i.expr}] = {v.expr}")
+            self.heap_store(b.expr, i.expr, v.sh)
+            self.indent -= 1
+            self.out("else:")
+            self.indent += 1
             self.at()
             self.out(f"_write_index_tracked(F, {b.expr}, {i.expr}, {i.sh or 'None'}, {v.expr}, {v.sh or 'None'})")
+            self.indent -= 1
         elif op == Op.LEN:
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
-            self.out(f"_v = len({a.expr}); {t} = _hget({a.expr}, '$len') if type({a.expr}) is list else None; "
-                     f"{s} = _v")
+            self.out(f"_v = len({a.expr}); {t} = _heap_get((id({a.expr}), '$len')) if type({a.expr}) is list "
+                     f"else None; {s} = _v")
         elif op in (Op.MAKE_ARRAY, Op.MAKE_INSTANCE):
             n = arg if op == Op.MAKE_ARRAY else len(list(mod.program.classes.values())[arg].field_names)
             items = self.pop(stack, n)
@@ -405,6 +419,24 @@ class TrackedTranslator(FunctionTranslator):
             raise AssertionError(f"tracked translation: unhandled opcode {op.name}")
         return False
 
+    @staticmethod
+    def plain_index(b: Entry, i: Entry) -> str:
+        """The test for `b[i]` needing no index check: a concrete in-range index into a list of concrete length.
+
+        There `index_check` records nothing, so the element and its shadow are read inline.
+        """
+        tests = [f"{i.sh} is None"] if i.sh is not None else []
+        tests += [f"type({b.expr}) is list", f"type({i.expr}) is int", f"0 <= {i.expr} < len({b.expr})",
+                  f"(id({b.expr}), '$len') not in _heap"]
+        return " and ".join(tests)
+
+    def heap_store(self, obj: str, key: str, sh: str | None) -> None:
+        """`hset(obj, key, shadow)`: a concrete value only clears what the heap held there."""
+        if sh is None:
+            self.out(f"_heap_pop((id({obj}), {key}), None)")
+        else:
+            self.out(f"_hset({obj}, {key}, {sh})")
+
     def branch(self, a: Entry) -> str:
         """Emit a conditional jump's bookkeeping; return the Python name holding the truth value."""
         self.out(f"_c = {self.truth_expr(a)}")
@@ -456,7 +488,7 @@ class TrackedTranslator(FunctionTranslator):
             key = mod.program.builtin_keys[index]
             plain = [f"{e.sh} is None" for e in items if e.sh is not None]
             plain += [f"type({e.expr}) in _SCALARS" for e in items if not e.scalar]
-            model = (f"{s}, {t} = _model(F, {key!r}, B{index}, [{values}], [{shadows}])")
+            model = (f"{s}, {t} = _model(T, F, {key!r}, B{index}, [{values}], [{shadows}])")
             if not plain:
                 self.out(f"{s} = B{index}({values}); {t} = None")
                 return
@@ -502,7 +534,8 @@ class _Runtime:
         ns.update({f"B{i}": b for i, b in enumerate(program.builtins)})
         ns.update({f"OP{int(op)}": op for op in _BINARY})
         ns.update({f"CB{int(op)}": f for op, f in CONCRETE_BINARY.items()})
-        ns.update(_frame=_light_frame, _SCALARS=_SCALARS, __name__="ingot.symbolic.compiled_program")
+        ns.update(_frame=_light_frame, _SCALARS=_SCALARS, _model=builtin_models.call,
+                  __name__="ingot.symbolic.compiled_program")
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         self.ns = ns
         self.funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
@@ -556,9 +589,8 @@ class CompiledTrackedVM(TrackedVM):
         if self._names is None:
             names = {alias: getattr(self, method) for alias, method in _METHODS.items()}
             names.update(MAXD=self.max_depth, _global=self.load_global, _rethrow=self.pending_rethrow,
-                         _tick=self.tick, _catch=make_catch(self), _not=self.x.not_,
-                         _model=lambda frame, key, fn, args, shadows: builtin_models.call(
-                             self, frame, key, fn, args, shadows),
+                         _tick=self.tick, _catch=make_catch(self), _not=self.x.not_, T=self,
+                         _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop,
                          _call_value=self._value_caller(rt.funcs))
             self._names = names
         return self._names
