@@ -58,6 +58,7 @@ class Solver:
     def __post_init__(self) -> None:
         self.ctx = z3.Context()
         self._z3: z3.Solver | None = None
+        self._domains: dict[str, list[z3.BoolRef]] = {}
         self._memo: dict[int, z3.ExprRef] = {}
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
@@ -133,12 +134,18 @@ class Solver:
         return r
 
     def domain(self, name: str, sort: Sort) -> list[z3.BoolRef]:
+        """The range constraints of a variable (built once: every query mentioning it asserts them)."""
+        cached = self._domains.get(name)
+        if cached is not None:
+            return cached
         v = self.var(name, sort)
+        out: list[z3.BoolRef] = []
         if sort is Sort.INT:
-            return [v >= INT_MIN, v <= INT_MAX]
-        if sort is Sort.STRING:
-            return [z3.Length(v) <= self.max_string_length]
-        return []
+            out = [v >= INT_MIN, v <= INT_MAX]
+        elif sort is Sort.STRING:
+            out = [z3.Length(v) <= self.max_string_length]
+        self._domains[name] = out
+        return out
 
     # -- queries ----------------------------------------------------------------------------
     def solve(self, constraints: list[Expr], extra: list[Expr] | None = None) -> Result:
