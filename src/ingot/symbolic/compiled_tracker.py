@@ -541,9 +541,14 @@ class _Runtime:
         self.funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
         self.bound: CompiledTrackedVM | None = None
 
-    def bind(self, vm: CompiledTrackedVM) -> None:
-        self.ns.update(vm.names(self))
-        self.ns["_edges"] = vm.trace.edges  # the trace may have been replaced since the last run
+    def bind(self, vm: CompiledTrackedVM | None) -> None:
+        """Point the code at `vm` (None: at no VM, so the cached code keeps no run's heap alive)."""
+        if vm is None:
+            if self.bound is not None:
+                self.ns.update(dict.fromkeys(self.bound.names(self)), _edges=None)
+        else:
+            self.ns.update(vm.names(self))
+            self.ns["_edges"] = vm.trace.edges  # the trace may have been replaced since the last run
         self.bound = vm
 
 
@@ -637,5 +642,5 @@ class CompiledTrackedVM(TrackedVM):
         finally:
             if old < need:
                 sys.setrecursionlimit(old)
-            if previous is not None and previous is not self:
-                rt.bind(previous)  # a run inside another VM's run (a host callback) gives it back its names
+            if previous is not self:
+                rt.bind(previous)  # None, or the VM whose run this one was nested in (a host callback)
