@@ -435,7 +435,8 @@ class TrackedTranslator(FunctionTranslator):
         if sh is None:
             self.out(f"_heap_pop((id({obj}), {key}), None)")
         else:
-            self.out(f"_hset({obj}, {key}, {sh})")
+            self.out(f"if {sh} is None: _heap_pop((id({obj}), {key}), None)")
+            self.out(f"else: _hset({obj}, {key}, {sh})")
 
     def branch(self, a: Entry) -> str:
         """Emit a conditional jump's bookkeeping; return the Python name holding the truth value."""
