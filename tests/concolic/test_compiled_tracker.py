@@ -19,7 +19,7 @@ from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.inputs import UnsupportedInput, assignment_for
 from ingot.concolic.report import as_json
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
-from ingot.symbolic.expr import Interner
+from ingot.symbolic.expr import Interner, Sort
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance" / "extra"]
@@ -179,3 +179,20 @@ def test_bound_methods_and_nested_closures_track_the_same() -> None:
                for t in ("interp", "compiled")]
     assert reports[0] == reports[1]
     assert reports[0]["coverage"]["edges_covered"] > 0
+
+
+def test_the_returned_shadow_is_kept_on_both() -> None:
+    """Packing reads the residual of the result from `result_shadow`."""
+    from ingot.symbolic.tracker import TrackedVM
+
+    program = ingot.load(BENCH[0].parent / "fees.baml")
+    x = Interner()
+    fn = program.bex.by_name["LateFee"]
+    shadows = [x.var("balance", Sort.INT), x.var("days", Sort.INT), x.var("tier", Sort.INT)]
+    results = []
+    for cls in (TrackedVM, CompiledTrackedVM):
+        vm = cls(program.view, x, None)
+        value = vm.run_tracked(fn, [100, 95, 2], shadows)
+        results.append((value, vm.result_shadow))
+    assert results[0] == results[1]
+    assert results[0][1] is not None

@@ -636,7 +636,7 @@ class CompiledTrackedVM(TrackedVM):
         if old < need:
             sys.setrecursionlimit(need)
         try:
-            value, _ = run_entry(rt.funcs[fn.index], (), [0, *args, *shadows])
+            value, self.result_shadow = run_entry(rt.funcs[fn.index], (), [0, *args, *shadows])
             return value
         except RecursionError:
             raise panic("StackOverflow", message="stack overflow") from None
