@@ -809,7 +809,7 @@ class FunctionTranslator:
                 elif b.kind in ("bool", "none"):
                     expr = f"{A} is {'not ' if neg else ''}{B}"
                 else:
-                    expr = f"{'not ' if neg else ''}_eq({A}, {B})"
+                    expr = f"{'_ne' if neg else '_eq'}({A}, {B})"
                 self.assign(t, f"{expr}", stack)
                 push_result(t, "bool")
             elif op in (Op.NEG, Op.NOT, Op.BIT_NOT, Op.TRUTHY, Op.IS_PANIC):
@@ -1097,7 +1097,7 @@ STATIC_NAMES = {
     "_add": ops.add, "_sub": ops.sub, "_mul": ops.mul, "_div": ops.div, "_mod": ops.mod,
     "_neg": ops.neg, "_bit_not": ops.bit_not, "_bit_and": ops.bit_and, "_bit_or": ops.bit_or,
     "_bit_xor": ops.bit_xor, "_shl": ops.shl, "_shr": ops.shr,
-    "_eq": ops.eq, "_lt": ops.lt, "_le": ops.le, "_gt": ops.gt, "_ge": ops.ge,
+    "_eq": ops.eq, "_ne": ops.ne, "_lt": ops.lt, "_le": ops.le, "_gt": ops.gt, "_ge": ops.ge,
     "_truthy": ops.truthy, "_is_panic": is_panic_value, "_render": render_value,
     "_read_index": read_index, "_write_index": write_index,
     "_overflow": lambda: panic("StackOverflow", message="stack overflow"),

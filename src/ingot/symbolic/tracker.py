@@ -797,7 +797,7 @@ ARITH_KIND = {B.ADD: Op.ADD, B.SUB: Op.SUB, B.MUL: Op.MUL, B.DIV: Op.DIV, B.MOD:
 CONCRETE_BINARY: dict[B, Callable[[Any, Any], Any]] = {
     B.ADD: ops.add, B.SUB: ops.sub, B.MUL: ops.mul, B.DIV: ops.div, B.MOD: ops.mod,
     B.BIT_AND: ops.bit_and, B.BIT_OR: ops.bit_or, B.BIT_XOR: ops.bit_xor, B.SHL: ops.shl, B.SHR: ops.shr,
-    B.EQ: ops.eq, B.NE: lambda a, b: not ops.eq(a, b), B.LT: ops.lt, B.LE: ops.le, B.GT: ops.gt, B.GE: ops.ge,
+    B.EQ: ops.eq, B.NE: ops.ne, B.LT: ops.lt, B.LE: ops.le, B.GT: ops.gt, B.GE: ops.ge,
 }
 
 

@@ -83,6 +83,6 @@ def concrete_binary(op: Op, a: str, b: str) -> str:
     if op == Op.EQ:
         return f"({a} == {b}) if {ints} else _eq({a}, {b})"
     if op == Op.NE:
-        return f"({a} != {b}) if {ints} else not _eq({a}, {b})"
+        return f"({a} != {b}) if {ints} else _ne({a}, {b})"
     slow = {Op.BIT_AND: "_bit_and", Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}[op]
     return f"{slow}({a}, {b})"
