@@ -1,14 +1,16 @@
 """Time BAML programs on the real engine, ingot's tiers (plain and tracked) and CPython.
 
-    python bench/engines.py [--repeat 5] [--tracked-repeat 1] [--no-real] [--only NAME ...]
+    python bench/engines.py [--repeat 5] [--tracked-repeat 1] [--full-repeat 1] [--no-real] [--only NAME ...]
 
 Per program (loops, recursion, classes, arrays, strings, data preparation, sorting):
 the median time of the real BAML engine (`baml_bridge`), ingot's interpreter, ingot's
 compiled tier, the compiled tier with tracking on and every input symbolic (what one
 exploration run costs: `Explorer.run` with the compiled tracker, inputs built from the
-arguments, no step budget), and an equivalent hand-written CPython function. Then the
-ratios compiled/real and tracked/compiled, and their medians. Results must agree across
-the engines (the `same` column); the tracked run's value too.
+arguments, no step budget), the same with hot-site pruning off (`full`: every symbolic
+operation tracked, `--prune-after 0`), and an equivalent hand-written CPython function.
+Then the ratios compiled/real, tracked/compiled and full/compiled, and their medians.
+Results must agree across the engines (the `same` column); the tracked runs' values too.
+`entries` counts the path entries of the tracked run (full run in parentheses).
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from ingot.concolic.inputs import assignment_for  # noqa: E402
 from ingot.convert import to_python  # noqa: E402
 
 
-def tracked_runner(program: ingot.Program, function: str, args: dict[str, Any]) -> Callable[[], Any]:
+def tracked_runner(program: ingot.Program, function: str, args: dict[str, Any],
+                   prune_after: int | None = Options.prune_after) -> Callable[[], Any]:
     """One tracked run with every input symbolic, as exploration makes it."""
-    explorer = Explorer(program.view, function, Options(tracker="compiled"))
+    explorer = Explorer(program.view, function, Options(tracker="compiled", prune_after=prune_after))
     explorer.options.max_steps = None  # type: ignore[assignment]
     assignment: dict[str, Any] = {}
     for name, ty in program.view.function(function).params:
@@ -61,19 +64,23 @@ def measure(name: str, source: str, function: str, args: dict[str, Any], twin: C
     tracked = tracked_runner(program, function, args)
     tracked()  # translate the instrumented variant once
     t_trk, (r_trk, entries) = median_time(tracked, opts.tracked_repeat)
+    full = tracked_runner(program, function, args, prune_after=None)
+    full()
+    t_full, (r_full, full_entries) = median_time(full, opts.full_repeat)
     t_real, r_real = float("nan"), r_cmp
     if bridge is not None:
         runtime = bridge.BamlRuntime.initialize_runtime(".", {"main.baml": source})
         t_real, r_real = median_time(lambda: bridge.call_function_sync(runtime, function, args).result(),
                                      opts.repeat)
-    same = r_int == r_cmp == r_py == r_trk and r_real == r_cmp
-    return name, t_real, t_int, t_cmp, t_trk, t_py, entries, same
+    same = r_int == r_cmp == r_py == r_trk == r_full and r_real == r_cmp
+    return name, t_real, t_int, t_cmp, t_trk, t_full, t_py, f"{entries} ({full_entries})", same
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--tracked-repeat", type=int, default=1, help="runs of the (slow) tracked column")
+    parser.add_argument("--tracked-repeat", type=int, default=1, help="runs of the tracked column")
+    parser.add_argument("--full-repeat", type=int, default=1, help="runs of the (slow) full-tracking column")
     parser.add_argument("--no-real", action="store_true", help="skip the real engine (baml_bridge)")
     parser.add_argument("--only", nargs="*", help="program names to run")
     opts = parser.parse_args()
@@ -86,17 +93,18 @@ def main() -> None:
     def ms(t: float) -> str:
         return f"{t * 1000:>10.1f}ms"
 
-    print(f"{'program':<16}{'real BAML':>12}{'interp':>12}{'compiled':>12}{'tracked':>12}{'CPython':>12}"
-          f"{'cmp/real':>10}{'trk/cmp':>9}{'entries':>9}  same")
-    for name, tr, ti, tc, tt, tp, entries, same in rows:
-        print(f"{name:<16}{ms(tr)}{ms(ti)}{ms(tc)}{ms(tt)}{ms(tp)}{tc / tr:>9.2f}x{tt / tc:>8.1f}x"
-              f"{entries:>9}  {'yes' if same else 'NO'}")
+    print(f"{'program':<16}{'real BAML':>12}{'interp':>12}{'compiled':>12}{'tracked':>12}{'full':>12}"
+          f"{'CPython':>12}{'cmp/real':>10}{'trk/cmp':>9}{'full/cmp':>9}{'entries':>18}  same")
+    for name, tr, ti, tc, tt, tf, tp, entries, same in rows:
+        print(f"{name:<16}{ms(tr)}{ms(ti)}{ms(tc)}{ms(tt)}{ms(tf)}{ms(tp)}{tc / tr:>9.2f}x{tt / tc:>8.1f}x"
+              f"{tf / tc:>8.1f}x{entries:>18}  {'yes' if same else 'NO'}")
     med = statistics.median
     print(f"median compiled/real: {med(r[3] / r[1] for r in rows):.2f}x   "
           f"tracked/compiled: {med(r[4] / r[3] for r in rows):.1f}x   "
+          f"full/compiled: {med(r[5] / r[3] for r in rows):.1f}x   "
           f"compiled/interpreter: {med(r[3] / r[2] for r in rows):.2f}x   "
-          f"compiled/CPython: {med(r[3] / r[5] for r in rows):.2f}x   "
-          f"(repeat={opts.repeat}, tracked repeat={opts.tracked_repeat})")
+          f"compiled/CPython: {med(r[3] / r[6] for r in rows):.2f}x   "
+          f"(repeat={opts.repeat}, tracked repeat={opts.tracked_repeat}, full repeat={opts.full_repeat})")
 
 
 if __name__ == "__main__":

@@ -177,9 +177,12 @@ def dis(file: Path, function: str | None) -> None:
 @click.option("--tracker", type=click.Choice(["compiled", "interp"]), default=None,
               help="Tracker for the runs: instrumented compiled code (default; env INGOT_TRACKER) or the "
                    "reference interpreter loop. Both give the same report.")
+@click.option("--prune-after", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Symbolic executions of one instruction per run before hot-site pruning runs the rest "
+                   "concretely (only every 2^k-th stays tracked); 0 tracks everything.")
 def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
-            emit_tests: tuple[str, Path] | None, tracker: str | None) -> None:
+            emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
@@ -192,7 +195,7 @@ def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, 
         names = ", ".join(program.functions) or "none"
         fail(f"error: no function `{function}` in {file} (functions: {names})")
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
-                      solver_timeout_ms=solver_timeout, seed=seed)
+                      solver_timeout_ms=solver_timeout, seed=seed, prune_after=prune_after or None)
     if tracker is not None:
         options.tracker = tracker
     try:

@@ -33,7 +33,7 @@ def observed(run: Any) -> tuple[Any, ...]:
     error = run.outcome.error
     outcome = run.outcome.as_dict() if error is None else (error.kind, error.message, [str(f) for f in error.trace])
     path = [(e.kind, e.site, e.observed, e.alternatives, e.ctx, e.check) for e in t.path]
-    return path, t.edges, t.llm_calls, t.concretized, outcome, run.assignment
+    return path, t.edges, t.llm_calls, t.concretized, t.pruned, outcome, run.assignment
 
 
 def twin_explorers(program: ingot.Program, fn: str, **options: Any) -> tuple[Explorer, Explorer]:
@@ -43,12 +43,12 @@ def twin_explorers(program: ingot.Program, fn: str, **options: Any) -> tuple[Exp
     return interp, compiled
 
 
-@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
-def test_both_trackers_record_the_same_runs(path: Path) -> None:
+def assert_same_runs(path: Path, **options: Any) -> None:
+    """Every case of a corpus program records the same run on both trackers."""
     spec = json.loads(path.with_suffix(".json").read_text())
     program = ingot.load(path)
     fn = spec["function"]
-    interp, compiled = twin_explorers(program, fn, max_depth=20_000, max_steps=10_000_000, max_len=64)
+    interp, compiled = twin_explorers(program, fn, max_depth=20_000, max_steps=10_000_000, max_len=64, **options)
     params = program.view.function(fn).params
     for case in spec["cases"]:
         if case.get("error") == "StackOverflow":
@@ -60,6 +60,17 @@ def test_both_trackers_record_the_same_runs(path: Path) -> None:
         except (UnsupportedInput, KeyError, ValueError):
             continue
         assert observed(compiled.run(assignment)) == observed(interp.run(assignment)), case["args"]
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_both_trackers_record_the_same_runs(path: Path) -> None:
+    assert_same_runs(path)
+
+
+@pytest.mark.parametrize("path", PROGRAMS[::4], ids=lambda p: p.stem)
+def test_both_trackers_prune_the_same_operations(path: Path) -> None:
+    """With hot-site pruning after two executions, every site in a loop or a recursion prunes."""
+    assert_same_runs(path, prune_after=2)
 
 
 @pytest.mark.parametrize("path", BENCH, ids=lambda p: p.stem)

@@ -34,6 +34,7 @@ def test_full_feasible_coverage_and_every_planted_bug(path: Path) -> None:
     found = sorted(f.kind for f in result.findings)
     assert found == sorted(b["kind"] for b in s["bugs"])
     assert result.divergences == []
+    assert result.pruned == 0  # the default pruning limit is far above what these inputs reach
     for finding, bug in zip(sorted(result.findings, key=lambda f: f.kind), sorted(s["bugs"], key=lambda b: b["kind"])):
         assert f", line {bug['line']}," in finding.site
 
@@ -105,3 +106,58 @@ def test_a_failure_mock_raises_the_engine_error_class() -> None:
 
     program = ingot.load(ROOT / "examples" / "llm" / "support.baml")
     assert "could not classify" in program.call("Route", message="hi", llm={"ClassifyMessage": Failure()})
+
+
+LOOP = """
+function Spread(xs: int[], limit: int) -> int {
+  let over = 0;
+  for (let i = 0; i < xs.length(); i += 1) {
+    for (let j = 0; j < xs.length(); j += 1) {
+      if (xs[i] - xs[j] > limit) { over += 1; }
+    }
+  }
+  if (over > 3) { return 2; }
+  if (over > 0) { return 1; }
+  0
+}
+"""
+
+
+def test_hot_site_pruning_is_reported_and_makes_the_report_best_effort(tmp_path: Path) -> None:
+    program = ingot.load(LOOP)
+    pruned = Explorer(program.view, "Spread", Options(seed=0, prune_after=4)).explore()
+    full = Explorer(program.view, "Spread", Options(seed=0, prune_after=None)).explore()
+    assert pruned.pruned > 0 and full.pruned == 0
+    assert len(full.covered) == len(full.edges)  # tracked in full, every edge is reachable
+    source = tmp_path / "spread.baml"
+    source.write_text(LOOP)
+    report = explore_json(str(source), "Spread", "--prune-after", "4")
+    assert report["pruned"] > 0 and report["complete"] is False
+    text = CliRunner().invoke(main, ["explore", str(source), "Spread", "--prune-after", "4"]).output
+    assert "pruned at hot sites" in text
+    assert explore_json(str(source), "Spread", "--prune-after", "0")["pruned"] == 0
+    bad = CliRunner().invoke(main, ["explore", str(source), "Spread", "--prune-after", "-1"])
+    assert bad.exit_code == 2 and "--prune-after" in bad.output
+
+
+@pytest.mark.parametrize("tracker", ["interp", "compiled"])
+def test_pruning_bounds_the_path_of_a_long_loop(tracker: str) -> None:
+    from ingot.symbolic.compiled_tracker import CompiledTrackedVM
+    from ingot.symbolic.expr import Interner, Sort
+    from ingot.symbolic.tracker import TrackedVM
+
+    program = ingot.load((ROOT / "bench" / "programs" / "loop.baml").read_text())
+    fn = program.bex.by_name["Loop"]
+    cls = CompiledTrackedVM if tracker == "compiled" else TrackedVM
+    lengths = {}
+    for limit in (None, 10):
+        x = Interner()
+        vm = cls(program.view, x, None, prune_after=limit, max_steps=None)
+        value = vm.run_tracked(fn, [5000], [x.var("n", Sort.INT)])
+        assert value == program.call("Loop", n=5000)
+        lengths[limit] = (len(vm.trace.path), vm.trace.pruned)
+    assert lengths[None] == (5001, 0)  # `i < n` at every iteration and at the exit
+    # `i < n` is symbolic at its first 10 executions and at the 16th, 32nd, ..., 4096th (9 more);
+    # the 4982 others run concretely. The branch on it counts its own symbolic executions: the
+    # first 10 are recorded, of the 9 later ones only its 16th (the 512th iteration)
+    assert lengths[10] == (11, 4982 + 8)

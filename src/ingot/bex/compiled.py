@@ -76,6 +76,7 @@ class Translation:
         self.consts: dict[str, Any] = {}
         self.by_code_name: dict[str, BexFunction] = {}
         self.value_argcs: set[int] = set()
+        self.counters: list[int] = []  # per-instruction counters a translator variant allocated (their keys)
         for fn in program.functions:
             if fn.kind == "body":
                 (translator or FunctionTranslator)(self, fn).run()

@@ -53,6 +53,10 @@ class Options:
     tracker: str = field(default_factory=lambda: os.environ.get("INGOT_TRACKER", "compiled"))
     revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
     random_patience: int = 60  # random inputs in a row without new coverage before giving up
+    # Symbolic executions of one instruction per run that are tracked before hot-site pruning
+    # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
+    # elements and `max_string_length` characters reach, so it only bounds runaway loops.
+    prune_after: int | None = 1000
 
 
 @dataclass
@@ -119,6 +123,7 @@ class Exploration:
     runs: int = 0
     paths: int = 0
     concretizations: int = 0
+    pruned: int = 0  # symbolic operations run concretely at hot sites, over the distinct paths
     solver_stats: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
     full_coverage_s: float | None = None
@@ -180,7 +185,7 @@ class Explorer:
     # -- running one input ------------------------------------------------------------------
     def run(self, assignment: dict[str, Any]) -> RunResult:
         vm = self.tracker_class(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
-                                max_steps=self.options.max_steps)
+                                max_steps=self.options.max_steps, prune_after=self.options.prune_after)
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
                                self._classes)
         env = LlmInputs(builder, self.view)
@@ -235,6 +240,7 @@ class Explorer:
             self._seen_paths.add(key)
             res.paths += 1
             res.concretizations += run.trace.concretized
+            res.pruned += run.trace.pruned
             self.expand(job, run)
             if self.progress is not None:
                 res.elapsed_s = time.perf_counter() - start

@@ -22,7 +22,7 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "runs": ex.runs,
         "paths": ex.paths,
         "stopped_by": ex.stopped_by,
-        "complete": ex.concretizations == 0 and ex.solver_stats.get("unknown", 0) == 0,
+        "complete": ex.concretizations == 0 and ex.pruned == 0 and ex.solver_stats.get("unknown", 0) == 0,
         "coverage": {
             "edges_total": len(keys),
             "edges_covered": sum(1 for k in keys if k in ex.covered),
@@ -37,6 +37,7 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "divergences": len(ex.divergences),
         "divergent_inputs": ex.divergences[:5],
         "concretizations": ex.concretizations,
+        "pruned": ex.pruned,
         "solver": {k: v for k, v in ex.solver_stats.items() if k != "time_s"},
     }
     if timings:
@@ -53,6 +54,17 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
 
 def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
+
+
+def why_best_effort(report: dict[str, Any]) -> str:
+    """What kept the exploration from being complete, in words."""
+    parts = [f"{report['concretizations']} concretizations"]
+    if report.get("pruned"):
+        parts.append(f"{report['pruned']} operations pruned at hot sites")
+    unknown = report["solver"].get("unknown", 0)
+    if unknown:
+        parts.append(f"{unknown} solver unknowns")
+    return ", ".join(parts)
 
 
 def summary_table(report: dict[str, Any]) -> Any:
@@ -77,6 +89,8 @@ def summary_table(report: dict[str, Any]) -> Any:
     if "timeline" in report and report["timeline"].get("solver_time_s") is not None:
         line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
     table.add_row("solver", line)
-    table.add_row("stopped by", report["stopped_by"] + ("" if report["complete"] else " (best effort: "
-                  f"{report['concretizations']} concretizations)"))
+    stopped = report["stopped_by"]
+    if not report["complete"]:
+        stopped += f" (best effort: {why_best_effort(report)})"
+    table.add_row("stopped by", stopped)
     return table

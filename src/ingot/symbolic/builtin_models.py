@@ -219,6 +219,10 @@ def copy_shadows(t: TrackedVM, src: Any, dst: Any, depth: int) -> None:
                 copy_shadows(t, src[k], dst[k], depth + 1)
 
 
+# Models that read shadows below their arguments' first level (the compiled tracker calls
+# them even for a container that has no shadow of its own).
+DEEP = frozenset({"baml.deep_copy"})
+
 MODELS: dict[str, Model] = {
     "string.length": _str_unary(lambda t, e: t.x.length(e)),
     "string.char_count": _str_unary(lambda t, e: t.x.length(e)),

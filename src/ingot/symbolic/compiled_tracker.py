@@ -38,7 +38,14 @@ from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
 from ingot.symbolic.shadow import Shadow
-from ingot.symbolic.tracker import CONCRETE_BINARY, Frame, SiteInfo, TrackedVM, build_site_info
+from ingot.symbolic.tracker import (
+    CONCRETE_BINARY,
+    Frame,
+    SiteInfo,
+    TrackedVM,
+    build_site_info,
+    pruned_count,
+)
 from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
 
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
@@ -107,10 +114,13 @@ class TrackedTranslator(FunctionTranslator):
 
     def prologue(self) -> None:
         fn = self.fn
-        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals)]
-        shadows = [f"m{i}" for i in sorted(self.symbolic) if i > fn.arity]
-        self.out(" = ".join(["l0", *others, *shadows, "None"]))
-        self.out(f"F = _frame({self.const(fn, 'fn')}, {self.const(self.site, 'site')}, X)")
+        # only locals some instruction reads need a value before their first store (as in the concrete tier)
+        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals) if i in self.read]
+        shadows = [f"m{i}" for i in sorted(self.symbolic) if i > fn.arity and i in self.read]
+        # the tracker's frame is made at the first instruction that calls the tracker (`at`):
+        # a call whose operands all stay concrete never makes one
+        self.out(" = ".join(["l0", *others, *shadows, "F", "None"]))
+        self.frame_args = f"{self.const(fn, 'fn')}, {self.const(self.site, 'site')}, X"
         for slot in fn.cell_params:
             self.out(f"l{slot} = Cell(l{slot})")
             self.out(f"_hset(l{slot}, 'v', m{slot})")
@@ -123,8 +133,25 @@ class TrackedTranslator(FunctionTranslator):
     def const(self, value: Any, hint: str) -> str:
         return self.mod.const_name(value, f"{hint}{self.fn.index}_{self.pc}")
 
+    def pruned_else(self, concrete: str) -> None:
+        """Open the symbolic arm of an operation, after hot-site pruning (`TrackedVM.pruned`) inline.
+
+        The counter is `_H[j]`, one per instruction, and the test the interpreter-tracker's
+        `prune_site` makes; past the limit the operation runs `concrete`. The count of
+        pruned executions is worked out from the counters after the run (`pruned_count`).
+        """
+        j = len(self.mod.counters)
+        self.mod.counters.append(self.fn.index << 32 | (self.pc + 1))
+        self.out("else:")
+        self.indent += 1
+        self.out(f"_h = _H[{j}] + 1; _H[{j}] = _h")
+        self.out(f"if _h > _PL and _h & (_h - 1): {concrete}")
+        self.out("else:")
+        self.indent += 1
+
     def at(self) -> None:
-        """Tracker methods name sites by `frame.pc - 1`: point the frame at this instruction."""
+        """Tracker methods name sites by `frame.pc - 1`: point the frame (made now if need be) here."""
+        self.out(f"if F is None: F = _frame({self.frame_args})")
         self.out(f"F.pc = {self.pc + 1}")
 
     # -- the stack of entries -----------------------------------------------------------------
@@ -181,12 +208,12 @@ class TrackedTranslator(FunctionTranslator):
         fn = self.fn
         if op == Op.LOAD_LOCAL:
             stack.append(Entry(f"l{arg}", f"m{arg}" if arg in self.symbolic else None, slot=arg,
-                               scalar=arg in self.scalar_locals))
+                               scalar=arg in self.scalar_locals, kind=self.kinds.get(arg, "")))
         elif op == Op.LOAD_CONST:
             value = fn.consts[arg]
             lit = literal_of(value) or self.mod.const_name(value, f"{fn.index}_{arg}")
             stack.append(Entry(lit, None, scalar=type(value) in _SCALARS,
-                               kind="bool" if type(value) is bool else ""))
+                               kind={bool: "bool", int: "int"}.get(type(value), "")))
         elif op == Op.STORE_LOCAL:
             (v,) = self.pop(stack, 1)
             self.flush(stack, arg)
@@ -228,11 +255,10 @@ class TrackedTranslator(FunctionTranslator):
                 self.out(f"{s} = {plain}")
             else:
                 self.out(f"if {a.sh} is None: {s} = {plain}; {t} = None")
-                self.out("else:")
-                self.indent += 1
+                self.pruned_else(f"{s} = {plain}; {t} = None")
                 self.at()
                 self.out(f"_s = _neg_shadow(F, {a.expr}, {a.sh}); {s} = _neg({a.expr}); {t} = _s")
-                self.indent -= 1
+                self.indent -= 2
         elif op == Op.BIT_NOT:
             (a,) = self.pop(stack, 1)
             if a.sh is not None:
@@ -262,21 +288,21 @@ class TrackedTranslator(FunctionTranslator):
     # -- operators ----------------------------------------------------------------------------------
     def binary(self, op: Op, stack: list[Entry]) -> None:
         a, b = self.pop(stack, 2)
-        kind = "bool" if op >= Op.EQ else ""
+        ints = a.kind == b.kind == "int"
+        kind = "bool" if op >= Op.EQ else "int" if ints and op <= Op.MOD else ""
         s, t = self.push(stack, op, None, [a, b], kind=kind)
-        plain = concrete_binary(op, a.expr, b.expr)
+        plain = concrete_binary(op, a.expr, b.expr, a.kind == "int", b.kind == "int")
         dyn = [e.sh for e in (a, b) if e.sh is not None]
         if not dyn:
             self.out(f"{s} = {plain}")
             return
         self.out(f"if {' and '.join(f'{x} is None' for x in dyn)}: {s} = {plain}; {t} = None")
-        self.out("else:")
-        self.indent += 1
+        self.pruned_else(f"{s} = {plain}; {t} = None")
         self.at()
         self.out(f"_s = _binary_shadow(F, OP{int(op)}, {a.expr}, {b.expr}, {a.sh or 'None'}, {b.sh or 'None'})")
         # the concrete operation may raise the panic a CHECK above aimed at
         self.out(f"{s} = CB{int(op)}({a.expr}, {b.expr}); {t} = _s")
-        self.indent -= 1
+        self.indent -= 2
 
     def truth_expr(self, a: Entry) -> str:
         if a.kind == "bool":
@@ -311,7 +337,8 @@ class TrackedTranslator(FunctionTranslator):
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
             # the shadow heap read inline (`hget`): one dict lookup, no call
-            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _heap_get((id({a.expr}), {arg})); {s} = _v")
+            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _heap_get((_o, {arg})) if (_o := id({a.expr})) in _owners "
+                     f"else None; {s} = _v")
         elif op == Op.WRITE_FIELD:
             o, v = self.pop(stack, 2)
             self.out(f"{o.expr}.fields[{arg}] = {v.expr}")
@@ -319,7 +346,8 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.READ_INDEX:
             b, i = self.pop(stack, 2)
             s, t = self.push(stack, op, arg, [b, i])
-            self.out(f"if {self.plain_index(b, i)}: {s} = {b.expr}[{i.expr}]; {t} = _heap_get((id({b.expr}), {i.expr}))")
+            self.out(f"if {self.plain_index(b, i)}: {s} = {b.expr}[{i.expr}]; "
+                     f"{t} = _heap_get((_o, {i.expr})) if _o in _owners else None")
             self.out("else:")
             self.indent += 1
             self.at()
@@ -340,8 +368,8 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.LEN:
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
-            self.out(f"_v = len({a.expr}); {t} = _heap_get((id({a.expr}), '$len')) if type({a.expr}) is list "
-                     f"else None; {s} = _v")
+            self.out(f"_v = len({a.expr}); {t} = _heap_get((_o, '$len')) if type({a.expr}) is list "
+                     f"and (_o := id({a.expr})) in _owners else None; {s} = _v")
         elif op in (Op.MAKE_ARRAY, Op.MAKE_INSTANCE):
             n = arg if op == Op.MAKE_ARRAY else len(list(mod.program.classes.values())[arg].field_names)
             items = self.pop(stack, n)
@@ -426,16 +454,17 @@ class TrackedTranslator(FunctionTranslator):
         There `index_check` records nothing, so the element and its shadow are read inline.
         """
         tests = [f"{i.sh} is None"] if i.sh is not None else []
-        tests += [f"type({b.expr}) is list", f"type({i.expr}) is int", f"0 <= {i.expr} < len({b.expr})",
-                  f"(id({b.expr}), '$len') not in _heap"]
+        tests += [f"type({b.expr}) is list"] + ([f"type({i.expr}) is int"] if i.kind != "int" else [])
+        tests += [f"0 <= {i.expr} < len({b.expr})", f"((_o := id({b.expr})) not in _owners or (_o, '$len') not in _heap)"]
         return " and ".join(tests)
 
     def heap_store(self, obj: str, key: str, sh: str | None) -> None:
         """`hset(obj, key, shadow)`: a concrete value only clears what the heap held there."""
         if sh is None:
-            self.out(f"_heap_pop((id({obj}), {key}), None)")
+            self.out(f"if (_o := id({obj})) in _owners: _heap_pop((_o, {key}), None)")
         else:
-            self.out(f"if {sh} is None: _heap_pop((id({obj}), {key}), None)")
+            self.out(f"if {sh} is None:")
+            self.out(f"    if (_o := id({obj})) in _owners: _heap_pop((_o, {key}), None)")
             self.out(f"else: _hset({obj}, {key}, {sh})")
 
     def branch(self, a: Entry) -> str:
@@ -482,13 +511,17 @@ class TrackedTranslator(FunctionTranslator):
         shadows = ", ".join(e.sh or "None" for e in items)
         if op == Op.CALL_VALUE:
             assert target is not None
+            self.at()
             self.out(f"{s}, {t} = _call_value(d, F, X, {self.pc + 1}, {target.expr}, [{values}], [{shadows}])")
             return
         index = arg[0]
         if op == Op.CALL_BUILTIN:
             key = mod.program.builtin_keys[index]
             plain = [f"{e.sh} is None" for e in items if e.sh is not None]
-            plain += [f"type({e.expr}) in _SCALARS" for e in items if not e.scalar]
+            # a container no shadow was ever stored under gives the model nothing to follow
+            # (`baml.deep_copy` reads below the first level, so it always goes to its model)
+            owned = "" if key in builtin_models.DEEP else " or id({0}) not in _owners"
+            plain += [f"(type({e.expr}) in _SCALARS{owned.format(e.expr)})" for e in items if not e.scalar]
             model = (f"{s}, {t} = _model(T, F, {key!r}, B{index}, [{values}], [{shadows}])")
             if not plain:
                 self.out(f"{s} = B{index}({values}); {t} = None")
@@ -540,6 +573,7 @@ class _Runtime:
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         self.ns = ns
         self.funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        self.n_counters = len(mod.counters)
         self.bound: CompiledTrackedVM | None = None
 
     def bind(self, vm: CompiledTrackedVM | None) -> None:
@@ -581,6 +615,7 @@ class CompiledTrackedVM(TrackedVM):
     def __init__(self, view: ProgramView, interner: Any, env: Any, **options: Any) -> None:
         super().__init__(view, interner, env, **options)
         self._names: dict[str, Any] | None = None
+        self._counters: list[int] | None = None
 
     def runtime(self) -> _Runtime:
         mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view)
@@ -596,10 +631,24 @@ class CompiledTrackedVM(TrackedVM):
             names = {alias: getattr(self, method) for alias, method in _METHODS.items()}
             names.update(MAXD=self.max_depth, _global=self.load_global, _rethrow=self.pending_rethrow,
                          _tick=self.tick, _catch=make_catch(self), _not=self.x.not_, T=self,
-                         _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop,
-                         _call_value=self._value_caller(rt.funcs))
+                         _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop, _owners=self.owners,
+                         _call_value=self._value_caller(rt.funcs), _H=self.counters(rt),
+                         _PL=self.prune_after if self.prune_after is not None else 1 << 62)
             self._names = names
         return self._names
+
+    def counters(self, rt: _Runtime) -> list[int]:
+        """This VM's per-instruction counters for inline hot-site pruning (`_H` in the code)."""
+        if self._counters is None:
+            self._counters = [0] * rt.n_counters
+        return self._counters
+
+    def inline_pruned(self) -> int:
+        """How many executions the inline counters have pruned so far."""
+        limit = self.prune_after
+        if limit is None or self._counters is None:
+            return 0
+        return sum(pruned_count(c, limit) for c in self._counters if c > limit)
 
     def _value_caller(self, funcs: list[Any]) -> Any:
         max_depth, external_call = self.max_depth, self.external_call
@@ -635,12 +684,14 @@ class CompiledTrackedVM(TrackedVM):
         old = sys.getrecursionlimit()
         if old < need:
             sys.setrecursionlimit(need)
+        pruned_before = self.inline_pruned()
         try:
             value, self.result_shadow = run_entry(rt.funcs[fn.index], (), [0, *args, *shadows])
             return value
         except RecursionError:
             raise panic("StackOverflow", message="stack overflow") from None
         finally:
+            self.trace.pruned += self.inline_pruned() - pruned_before
             if old < need:
                 sys.setrecursionlimit(old)
             if previous is not self:

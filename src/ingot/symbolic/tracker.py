@@ -61,6 +61,7 @@ class RunTrace:
     edges: list[tuple[str, int, int]] = field(default_factory=list)  # (function, block, target) in order
     llm_calls: list[tuple[str, str, Any]] = field(default_factory=list)  # (function, input name, value)
     concretized: int = 0
+    pruned: int = 0  # symbolic operations run concretely at hot sites (see `TrackedVM.pruned`)
 
     def edge_set(self) -> set[tuple[str, int, int]]:
         return set(self.edges)
@@ -87,15 +88,21 @@ class Frame:
 class TrackedVM(VM):
     """A VM whose runs record a path condition over the shadowed inputs."""
 
-    def __init__(self, view: ProgramView, interner: Interner, env: Environment, **options: Any) -> None:
+    def __init__(self, view: ProgramView, interner: Interner, env: Environment, prune_after: int | None = None,
+                 **options: Any) -> None:
         super().__init__(view_program(view), **options)
         self.view = view
+        self.prune_after = prune_after  # None: track every symbolic operation (packing needs all of them)
+        self._site_hits: dict[int, int] = {}
         self.x = interner
         self.env = env
         self.trace = RunTrace()
         self.result_shadow: Shadow = None  # the shadow of the value the last run returned
         self.heap: dict[tuple[int, Any], Shadow] = {}
         self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
+        # ids of the objects that have ever had a heap shadow (kept alive, so the ids stay
+        # theirs): the compiled tracker reads and clears the heap only for these
+        self.owners: set[int] = set()
         self._sites: dict[str, SiteInfo] = {}
         self._llm_counts: dict[str, int] = {}
 
@@ -110,7 +117,36 @@ class TrackedVM(VM):
         else:
             if k not in self.heap:
                 self._keep.append(obj)
+                self.owners.add(k[0])
             self.heap[k] = shadow
+
+    # -- hot-site pruning ------------------------------------------------------------------
+    def pruned(self, frame: Frame) -> bool:
+        """Should this symbolic operation run concretely? (QSYM's pruning of hot blocks.)
+
+        Each instruction that does symbolic work counts its executions with symbolic operands
+        in this run. The first `prune_after` are tracked; past that, only the 2^k-th
+        (exponential back-off), and the others run concretely: no expression, no path entry,
+        a concrete result. A loop over a large symbolic bound then costs a few thousand
+        tracked operations instead of one per iteration. The path condition loses those
+        constraints, so a run that pruned anything makes the exploration "best effort"
+        (`RunTrace.pruned`). Both trackers ask at the same operations, in the same order,
+        so they still record identical traces.
+        """
+        return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | frame.pc)
+
+    def prune_at(self, frame: Frame, pc: int) -> bool:
+        """`pruned` for the instruction at `pc` (a jump has moved `frame.pc` already)."""
+        return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | (pc + 1))
+
+    def prune_site(self, key: int) -> bool:
+        """`pruned` for the instruction `key` (function index << 32 | pc + 1); it counts this execution."""
+        n = self._site_hits.get(key, 0) + 1
+        self._site_hits[key] = n
+        if n <= self.prune_after or not n & (n - 1):  # type: ignore[operator]
+            return False  # (the compiled tracker inlines this test: `TrackedTranslator.pruned_else`)
+        self.trace.pruned += 1
+        return True
 
     # -- path condition ------------------------------------------------------------------
     def record(self, kind: EntryKind, site: str, observed: Expr, alternatives: tuple[Alternative, ...],
@@ -365,7 +401,7 @@ class TrackedVM(VM):
                          taken: bool) -> None:
         """Record a branch site's condition, if it is symbolic (the edge is recorded by the caller)."""
         cond = self.truthy(shadow, value)
-        if cond is None or cond.is_const:
+        if cond is None or cond.is_const or self.prune_after is not None and self.prune_at(frame, pc):
             return
         block, then_bb, else_bb = site
         fn = frame.fn.name
@@ -380,7 +416,7 @@ class TrackedVM(VM):
         stack, sstack = frame.stack, frame.sstack
         b, sb = stack.pop(), sstack.pop()
         a, sa = stack[-1], sstack[-1]
-        if sa is None and sb is None:
+        if sa is None and sb is None or self.prune_after is not None and self.pruned(frame):
             stack[-1] = CONCRETE_BINARY[op](a, b)
             sstack[-1] = None
             return
@@ -389,6 +425,7 @@ class TrackedVM(VM):
         sstack[-1] = symbolic
 
     def binary_shadow(self, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: Shadow) -> Shadow:
+        """The shadow of `a op b` when an operand is symbolic (the caller has asked `pruned`)."""
         x = self.x
         if op in (B.EQ, B.NE):
             cond = self.equality(frame, a, b, sa, sb)
@@ -516,8 +553,9 @@ class TrackedVM(VM):
             cond = self.truthy(shadow, value)
             sstack[-1] = None if cond is None else (x.not_(cond) if op is B.NOT else cond)
         elif op is B.NEG:
-            value = stack[-1]
-            sstack[-1] = self.neg_shadow(frame, value, sstack[-1])
+            value, shadow = stack[-1], sstack[-1]
+            pruned = shadow is None or self.prune_after is not None and self.pruned(frame)
+            sstack[-1] = None if pruned else self.neg_shadow(frame, value, shadow)
             stack[-1] = ops.neg(value)
         elif op is B.BIT_NOT:
             self.concretize(frame, sstack[-1], stack[-1])
@@ -623,7 +661,7 @@ class TrackedVM(VM):
             raise AssertionError(f"tracked VM: unhandled opcode {op.name}")
 
     def neg_shadow(self, frame: Frame, value: Any, shadow: Shadow) -> Shadow:
-        """The shadow of `-value` (an overflow CHECK for `-INT_MIN`)."""
+        """The shadow of `-value` (an overflow CHECK for `-INT_MIN`); the caller has asked `pruned`."""
         x = self.x
         e = self.scalar(shadow, value)
         if e is not None and e.sort in (Sort.INT, Sort.FLOAT):
@@ -650,7 +688,7 @@ class TrackedVM(VM):
         if frame.site.track_coverage:
             self.trace.edges.append((fn, block, here))
         e = self.scalar(shadow, value)
-        if e is None:
+        if e is None or self.prune_after is not None and self.prune_at(frame, pc):
             return
         x = self.x
         conds: dict[int, list[Expr]] = {}
@@ -698,7 +736,7 @@ class TrackedVM(VM):
         if isinstance(base, list):
             n_shadow = self.hget(base, "$len")
             ei = self.scalar(sindex, index)
-            if ei is None and not isinstance(n_shadow, Expr):
+            if ei is None and not isinstance(n_shadow, Expr) or self.prune_after is not None and self.pruned(frame):
                 return
             ei = ei if ei is not None else x.const(index)
             n = n_shadow if isinstance(n_shadow, Expr) else x.const(len(base))
@@ -707,6 +745,8 @@ class TrackedVM(VM):
             if sindex is not None:
                 self.concretize(frame, sindex, index)  # which element is read depends on the index
         elif sindex is not None and isinstance(base, dict):
+            if self.prune_after is not None and self.pruned(frame):
+                return
             key = self.scalar(sindex, index)
             if key is not None and type(index) in (str, int) and not isinstance(index, bool):
                 present = [x.eq(key, x.const(k)) for k in base if type(k) is type(index)]
@@ -743,6 +783,9 @@ class TrackedVM(VM):
 
     def format_tracked(self, frame: Frame, shape: Any, values: list[Any], shadows: list[Shadow]) -> tuple[str, Shadow]:
         """An interpolated string and its shadow (a concatenation while the pieces are strings)."""
+        if self.prune_after is not None and any(s is not None for s in shadows) and self.pruned(frame):
+            rendered = iter(values)
+            return "".join(p if p is not None else render_value(next(rendered)) for p in shape), None
         it = iter(zip(values, shadows))
         x = self.x
         expr: Expr | None = x.const("")
@@ -788,6 +831,13 @@ class TrackedVM(VM):
         value, shadow = self.env.llm_result(fn, site, k)
         self.trace.llm_calls.append((fn.name, f"{key}#{k}", value))
         return value, shadow
+
+
+def pruned_count(count: int, limit: int) -> int:
+    """How many of `count` executions of one instruction `TrackedVM.prune_site` pruned."""
+    if count <= limit:
+        return 0
+    return (count - limit) - (count.bit_length() - limit.bit_length())  # less the powers of two in (limit, count]
 
 
 ORDER_OPS = frozenset({B.LT, B.LE, B.GT, B.GE})

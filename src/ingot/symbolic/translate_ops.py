@@ -68,21 +68,29 @@ def static_result(op: Op, fn: BexFunction, arg: Any, operands: list[tuple[bool, 
     raise AssertionError(f"no static facts for {op.name}")
 
 
-def concrete_binary(op: Op, a: str, b: str) -> str:
-    """The Python expression computing `a op b` as BAML does (ints inline, the runtime otherwise)."""
-    ints = f"type({a}) is int and type({b}) is int"
+def concrete_binary(op: Op, a: str, b: str, a_int: bool = False, b_int: bool = False) -> str:
+    """The Python expression computing `a op b` as BAML does (ints inline, the runtime otherwise).
+
+    `a_int`/`b_int`: the operand is an int on every run (the concrete tier's kinds), so
+    its type test goes.
+    """
+    tests = [f"type({x}) is int" for x, known in ((a, a_int), (b, b_int)) if not known]
     if op in (Op.ADD, Op.SUB, Op.MUL):
         sym, slow = {Op.ADD: ("+", "_add"), Op.SUB: ("-", "_sub"), Op.MUL: ("*", "_mul")}[op]
-        return f"_t if {ints} and {-_LIM} <= (_t := {a} {sym} {b}) < {_LIM} else {slow}({a}, {b})"
+        tests.append(f"{-_LIM} <= (_t := {a} {sym} {b}) < {_LIM}")
+        return f"_t if {' and '.join(tests)} else {slow}({a}, {b})"
     if op in (Op.DIV, Op.MOD):
         sym, slow = ("//", "_div") if op == Op.DIV else ("%", "_mod")
-        return f"{a} {sym} {b} if {ints} and {a} >= 0 and {b} > 0 else {slow}({a}, {b})"
-    if op in (Op.LT, Op.LE, Op.GT, Op.GE):
-        sym, slow = {Op.LT: ("<", "_lt"), Op.LE: ("<=", "_le"), Op.GT: (">", "_gt"), Op.GE: (">=", "_ge")}[op]
-        return f"({a} {sym} {b}) if {ints} else {slow}({a}, {b})"
-    if op == Op.EQ:
-        return f"({a} == {b}) if {ints} else _eq({a}, {b})"
-    if op == Op.NE:
-        return f"({a} != {b}) if {ints} else _ne({a}, {b})"
+        tests.append(f"{a} >= 0")
+        if not (b_int and b.isdigit() and int(b) > 0):
+            tests.append(f"{b} > 0")
+        return f"{a} {sym} {b} if {' and '.join(tests)} else {slow}({a}, {b})"
+    compare = {Op.LT: ("<", "_lt"), Op.LE: ("<=", "_le"), Op.GT: (">", "_gt"), Op.GE: (">=", "_ge"),
+               Op.EQ: ("==", "_eq"), Op.NE: ("!=", "_ne")}
+    if op in compare:
+        sym, slow = compare[op]
+        if not tests:
+            return f"({a} {sym} {b})"
+        return f"({a} {sym} {b}) if {' and '.join(tests)} else {slow}({a}, {b})"
     slow = {Op.BIT_AND: "_bit_and", Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}[op]
     return f"{slow}({a}, {b})"
