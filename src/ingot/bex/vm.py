@@ -357,7 +357,7 @@ class VM:
                         raise AssertionError(f"unknown opcode {op}")
             except BamlRaise as exc:
                 if not exc.trace:
-                    exc.trace = self.trace(frames, fn, pc)
+                    exc.trace = self.error_trace(frames, fn, pc)
                 while True:
                     handler = None
                     for h in fn.handlers:
@@ -401,7 +401,7 @@ class VM:
         if self.max_steps is not None and self.steps > self.max_steps:
             raise panic("InstructionLimit", message=f"instruction budget of {self.max_steps} exceeded")
 
-    def trace(self, frames: list[tuple[Any, ...]], fn: BexFunction, pc: int) -> list[Frame]:
+    def error_trace(self, frames: list[tuple[Any, ...]], fn: BexFunction, pc: int) -> list[Frame]:
         out = [Frame(f[0].qualified, f[0].file, f[0].line_at(f[5] - 1)) for f in frames]
         out.append(Frame(fn.qualified, fn.file, fn.line_at(pc - 1)))
         return [f for f in out if not f.function.startswith("$prelude")] or out

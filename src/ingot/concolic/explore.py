@@ -379,17 +379,17 @@ class Explorer:
             # A covered edge may still lead somewhere new (a later loop iteration, another
             # caller): try it a few times per direction and per occurrence on the path,
             # after everything more promising.
-            key = (entry.site, target, nth)
-            count = self._revisits.get(key, 0)
+            revisit = (entry.site, target, nth)
+            count = self._revisits.get(revisit, 0)
             if count >= self.options.revisits:
                 return None
-            self._revisits[key] = count + 1
+            self._revisits[revisit] = count + 1
             return 3
         if entry.kind is EntryKind.CHECK:
-            key = (entry.site, entry.ctx)
-            if key in self._tried_checks:
+            check = (entry.site, entry.ctx)
+            if check in self._tried_checks:
                 return None
-            self._tried_checks.add(key)
+            self._tried_checks.add(check)
             return 40
         count = self._concretize_flips.get(entry.site, 0)
         if count >= 4:

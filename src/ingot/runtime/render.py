@@ -36,7 +36,7 @@ deeper than Python's recursion limit (a 5000-node linked list) render fine.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 from ingot.runtime import ops
 from ingot.runtime._unicode import DEBUG_ESCAPED
@@ -191,7 +191,8 @@ def _opaque(v: Any) -> str:
     """A host value: a one-element tensor standing in for a float renders as that float."""
     if ops.FLOAT_LIKE and isinstance(v, ops.FLOAT_LIKE):
         try:
-            return render_float(float(v))
+            # isinstance against the runtime-registered tuple narrows `v` to object
+            return render_float(float(cast(SupportsFloat, v)))
         except (TypeError, ValueError, RuntimeError):
             return str(v)  # a batched tensor: torch's own text
     return "<function>"

@@ -301,7 +301,7 @@ class Checker:
         if isinstance(s, A.Return):
             frame = self.frames[-1]
             if s.value is None:
-                ty: Ty = NULL
+                ty = NULL
             else:
                 ty = self.expr(s.value, frame.ret)
             if frame.ret is None:
@@ -904,7 +904,7 @@ class Checker:
                     # Array patterns are checked for exhaustiveness by length only loosely:
                     # together they are taken to cover every array.
                     covered.append(ListT(ANY))
-        missing = []
+        missing: list[Ty] = []
         for m in members_of(scrut, self.items):
             if any(self.assignable(m, c) for c in covered):
                 continue

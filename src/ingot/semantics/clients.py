@@ -80,8 +80,8 @@ def client_spec(decl: A.ClientDecl, clients: frozenset[str] = frozenset()) -> Cl
     """Evaluate `client Name = provider.Kind.new(option = value, ...)` (or `ai.clients.Fallback { ... }`)."""
     value = decl.value
     if isinstance(value, A.ClassLit):
-        options = {name: literal(v, clients) for name, v, _ in value.fields}
-        return ClientSpec(decl.name, value.name, options, decl.span)
+        fields = {name: literal(v, clients) for name, v, _ in value.fields}
+        return ClientSpec(decl.name, value.name, fields, decl.span)
     if not isinstance(value, A.Call):
         raise ClientError(Diagnostic(Code.UNSUPPORTED, "a client must be built with `<provider>.<Client>.new(...)`",
                                      value.span))

@@ -182,8 +182,8 @@ class _Reader:
         words = {"true": True, "false": False, "null": None}
         if not re.compile(r"[A-Za-z_]").match(self.text, self.pos):
             raise AnnotationError(self.pos, f"expected a value, found `{self.peek() or 'end of file'}`")
-        key = self.key()
-        dotted = ".".join(key)
+        parts = self.key()
+        dotted = ".".join(parts)
         return words.get(dotted, dotted)
 
     def string(self) -> str:

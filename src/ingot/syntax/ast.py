@@ -7,11 +7,18 @@ tables (types, resolutions) by the node itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeVar, Union, dataclass_transform
 
 from ingot.syntax.diagnostics import Span
 
-node = dataclass(eq=False, slots=True)
+_T = TypeVar("_T")
+
+
+# A bare alias `node = dataclass(eq=False, slots=True)` hides the generated
+# `__init__` from type checkers; `dataclass_transform` tells them what it makes.
+@dataclass_transform(eq_default=False, field_specifiers=(field,))
+def node(cls: type[_T]) -> type[_T]:
+    return dataclass(eq=False, slots=True)(cls)
 
 
 # -- attributes ---------------------------------------------------------------

@@ -350,13 +350,13 @@ class Parser:
                     if depth == 0:
                         break
                 j += 1
-            name = self.peek(3).text if self.peek(3).kind is T.IDENT else "Name"
+            shown = self.peek(3).text if self.peek(3).kind is T.IDENT else "Name"
             end = self.toks[j].end
             self.i = min(j + 1, len(self.toks) - 1)
             raise ParseError(Diagnostic(
                 Code.SYNTAX,
                 f"`client<llm>` config blocks are removed; declare a client value instead: "
-                f'`client {name} = openai.ResponsesClient.new(model = "...");` '
+                f'`client {shown} = openai.ResponsesClient.new(model = "...");` '
                 "(compose reliability with ai.Retry / ai.Fallback / ai.RoundRobin)",
                 Span(self.src, start_tok.start, end), "replace with `client Name = <expr>;`"))
         name = self.name_ident("a client name")
