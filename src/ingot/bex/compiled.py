@@ -131,6 +131,29 @@ def source_of(program: BexProgram, budget: bool = False) -> str:
     return translate(program, budget).source
 
 
+def inline_builtin(program: BexProgram, index: int, args: list[str], target: str) -> str | None:
+    """Plain Python for a call of built-in `index` that stores its (int) result in `target`, or None.
+
+    Only the runtime's own implementations are inlined (a program may bind another).
+    """
+    key = program.builtin_keys[index]
+    if program.builtins[index] is not BUILTINS.get(key):
+        return None
+    if key in ("array.length", "string.length"):
+        return f"{target} = len({args[0]})"
+    if key == "array.push":
+        return f"{args[0]}.append({args[1]}); {target} = len({args[0]})"
+    return None
+
+
+def float_order(op: Op, a: str, b: str) -> str:
+    """`a op b` for two floats in BAML's total order: NaN after everything."""
+    return {Op.LT: f"{a} < {b} or ({b} != {b} and {a} == {a})",
+            Op.LE: f"{a} <= {b} or {b} != {b}",
+            Op.GT: f"{a} > {b} or ({a} != {a} and {b} == {b})",
+            Op.GE: f"{a} >= {b} or {a} != {a}"}[op]
+
+
 def literal(value: Any) -> str | None:
     t = type(value)
     if value is None or t is bool:
@@ -717,8 +740,8 @@ class FunctionTranslator:
                 b, a = stack[-1], stack[-2]
                 t = result_dest(2)
                 del stack[-2:]
-                sym = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}[op]
-                slow = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul"}[op]
+                sym = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}[Op(op)]
+                slow = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul"}[Op(op)]
                 A, B = a.expr, b.expr
                 if "float" in (a.kind, b.kind) and not {a.kind, b.kind} & {"int", "str", "bool", "none"}:
                     checks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
@@ -771,16 +794,12 @@ class FunctionTranslator:
                 b, a = stack[-1], stack[-2]
                 t = "_c" if self.fusable(pc, end) else result_dest(2)
                 del stack[-2:]
-                sym = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}[op]
-                slow = {Op.LT: "_lt", Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge"}[op]
+                sym = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}[Op(op)]
+                slow = {Op.LT: "_lt", Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge"}[Op(op)]
                 A, B = a.expr, b.expr
                 checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
                 if "float" in (a.kind, b.kind) and not {a.kind, b.kind} & {"int", "str", "bool", "none"}:
-                    # BAML's total float order: NaN after everything
-                    fexpr = {Op.LT: f"{A} < {B} or ({B} != {B} and {A} == {A})",
-                             Op.LE: f"{A} <= {B} or {B} != {B}",
-                             Op.GT: f"{A} > {B} or ({A} != {A} and {B} == {B})",
-                             Op.GE: f"{A} >= {B} or {A} != {A}"}[op]
+                    fexpr = float_order(Op(op), A, B)
                     fchecks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
                     if fchecks:
                         self.assign(t, f"({fexpr}) if {' and '.join(fchecks)} else {slow}({A}, {B})", stack)
@@ -841,7 +860,7 @@ class FunctionTranslator:
                 t = result_dest(2)
                 del stack[-2:]
                 slow = {Op.BIT_AND: "_bit_and", Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor",
-                        Op.SHL: "_shl", Op.SHR: "_shr"}[op]
+                        Op.SHL: "_shl", Op.SHR: "_shr"}[Op(op)]
                 self.out(f"{t} = {slow}({a.expr}, {b.expr})")
                 push_result(t, "int")
             elif op == Op.JUMP:
@@ -981,13 +1000,9 @@ class FunctionTranslator:
                 t = result_dest(argc)
                 if argc:
                     del stack[-argc:]
-                key = mod.program.builtin_keys[index]
-                own = mod.program.builtins[index] is BUILTINS.get(key)
-                if own and key in ("array.length", "string.length"):
-                    self.out(f"{t} = len({args[0]})")
-                    push_result(t, "int")
-                elif own and key == "array.push":
-                    self.out(f"{args[0]}.append({args[1]}); {t} = len({args[0]})")
+                inline = inline_builtin(mod.program, index, args, t)
+                if inline is not None:
+                    self.out(inline)
                     push_result(t, "int")
                 else:
                     self.out(f"{t} = B{index}({', '.join(args)})")
@@ -1136,7 +1151,7 @@ class CompiledVM(VM):
         ns["_catch"] = make_catch(self)
         ns["__name__"] = "ingot.bex.compiled_program"
         exec(mod.code, ns)  # noqa: S102 - our own generated code
-        funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        funcs: list[Any] = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
         by_arity: dict[int, dict[BexFunction, Any]] = {}
         for fn, f in zip(program.functions, funcs):
             if f is not None:

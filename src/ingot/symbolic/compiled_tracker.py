@@ -27,6 +27,7 @@ from ingot.bex.compiled import (
     STATIC_NAMES,
     FunctionTranslator,
     Translation,
+    inline_builtin,
     make_catch,
     run_entry,
     translate,
@@ -53,6 +54,7 @@ __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
 _LIM = INT_MAX + 1
 _BINARY = {Op(op) for op in range(Op.ADD, Op.GE + 1)}
 _SCALARS = frozenset({int, float, bool, str, type(None)})
+_CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}  # as the concrete tier
 
 
 class TrackedTranslator(FunctionTranslator):
@@ -136,18 +138,21 @@ class TrackedTranslator(FunctionTranslator):
     def pruned_else(self, concrete: str) -> None:
         """Open the symbolic arm of an operation, after hot-site pruning (`TrackedVM.pruned`) inline.
 
-        The counter is `_H[j]`, one per instruction, and the test the interpreter-tracker's
-        `prune_site` makes; past the limit the operation runs `concrete`. The count of
-        pruned executions is worked out from the counters after the run (`pruned_count`).
+        `_H[j]`, one per instruction, counts down the executions until the next one the
+        interpreter-tracker's `prune_site` would track (a subtraction and a test per
+        execution); at zero the operation is tracked and `_tracked_at(j)` sets the next
+        countdown, otherwise it runs `concrete`. The pruned executions are counted from
+        the counters after the run (`CompiledTrackedVM.inline_pruned`).
         """
         j = len(self.mod.counters)
         self.mod.counters.append(self.fn.index << 32 | (self.pc + 1))
         self.out("else:")
         self.indent += 1
-        self.out(f"_h = _H[{j}] + 1; _H[{j}] = _h")
-        self.out(f"if _h > _PL and _h & (_h - 1): {concrete}")
+        self.out(f"_h = _H[{j}] - 1; _H[{j}] = _h")
+        self.out(f"if _h: {concrete}")
         self.out("else:")
         self.indent += 1
+        self.out(f"_tracked_at({j})")
 
     def at(self) -> None:
         """Tracker methods name sites by `frame.pc - 1`: point the frame (made now if need be) here."""
@@ -213,7 +218,7 @@ class TrackedTranslator(FunctionTranslator):
             value = fn.consts[arg]
             lit = literal_of(value) or self.mod.const_name(value, f"{fn.index}_{arg}")
             stack.append(Entry(lit, None, scalar=type(value) in _SCALARS,
-                               kind={bool: "bool", int: "int"}.get(type(value), "")))
+                               kind=_CONST_KINDS.get(type(value), "")))
         elif op == Op.STORE_LOCAL:
             (v,) = self.pop(stack, 1)
             self.flush(stack, arg)
@@ -288,10 +293,10 @@ class TrackedTranslator(FunctionTranslator):
     # -- operators ----------------------------------------------------------------------------------
     def binary(self, op: Op, stack: list[Entry]) -> None:
         a, b = self.pop(stack, 2)
-        ints = a.kind == b.kind == "int"
-        kind = "bool" if op >= Op.EQ else "int" if ints and op <= Op.MOD else ""
+        same = a.kind if a.kind == b.kind and a.kind in ("int", "float") else ""
+        kind = "bool" if op >= Op.EQ else same if op in (Op.ADD, Op.SUB, Op.MUL) or same == "int" and op <= Op.MOD else ""
         s, t = self.push(stack, op, None, [a, b], kind=kind)
-        plain = concrete_binary(op, a.expr, b.expr, a.kind == "int", b.kind == "int")
+        plain = concrete_binary(op, a.expr, b.expr, a.kind, b.kind)
         dyn = [e.sh for e in (a, b) if e.sh is not None]
         if not dyn:
             self.out(f"{s} = {plain}")
@@ -337,7 +342,7 @@ class TrackedTranslator(FunctionTranslator):
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
             # the shadow heap read inline (`hget`): one dict lookup, no call
-            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _heap_get((_o, {arg})) if (_o := id({a.expr})) in _owners "
+            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _heap_get((_o, {arg})) if _owners and (_o := id({a.expr})) in _owners "
                      f"else None; {s} = _v")
         elif op == Op.WRITE_FIELD:
             o, v = self.pop(stack, 2)
@@ -347,7 +352,7 @@ class TrackedTranslator(FunctionTranslator):
             b, i = self.pop(stack, 2)
             s, t = self.push(stack, op, arg, [b, i])
             self.out(f"if {self.plain_index(b, i)}: {s} = {b.expr}[{i.expr}]; "
-                     f"{t} = _heap_get((_o, {i.expr})) if _o in _owners else None")
+                     f"{t} = _heap_get((_o, {i.expr})) if _owners and _o in _owners else None")
             self.out("else:")
             self.indent += 1
             self.at()
@@ -369,7 +374,7 @@ class TrackedTranslator(FunctionTranslator):
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
             self.out(f"_v = len({a.expr}); {t} = _heap_get((_o, '$len')) if type({a.expr}) is list "
-                     f"and (_o := id({a.expr})) in _owners else None; {s} = _v")
+                     f"and _owners and (_o := id({a.expr})) in _owners else None; {s} = _v")
         elif op in (Op.MAKE_ARRAY, Op.MAKE_INSTANCE):
             n = arg if op == Op.MAKE_ARRAY else len(list(mod.program.classes.values())[arg].field_names)
             items = self.pop(stack, n)
@@ -381,20 +386,20 @@ class TrackedTranslator(FunctionTranslator):
                 self.out(f"_v = Instance({mod.const_name(list(mod.program.classes.values())[arg], f'cls{arg}')}, "
                          f"[{exprs}])")
             for k, e in enumerate(items):
-                if e.sh is not None:
-                    self.out(f"_hset(_v, {k}, {e.sh})")
+                if e.sh is not None:  # a new object has no heap entries to clear: store only shadows
+                    self.out(f"if {e.sh} is not None: _hset(_v, {k}, {e.sh})")
             self.out(f"{s} = _v")
         elif op == Op.MAKE_MAP:
             flat = self.pop(stack, 2 * arg)
             s, _ = self.push(stack, op, arg, flat)
-            pairs = [(flat[k], flat[k + 1]) for k in range(0, 2 * arg, 2)]
-            self.out(f"_v = {{{', '.join(f'{k.expr}: {v.expr}' for k, v in pairs)}}}")
-            for k, v in pairs:
-                if k.sh is not None:
+            pairs = [(flat[i], flat[i + 1]) for i in range(0, 2 * arg, 2)]
+            self.out(f"_v = {{{', '.join(f'{key.expr}: {v.expr}' for key, v in pairs)}}}")
+            for key, v in pairs:
+                if key.sh is not None:
                     self.at()
-                    self.out(f"_concretize(F, {k.sh}, {k.expr})")
+                    self.out(f"_concretize(F, {key.sh}, {key.expr})")
                 if v.sh is not None:
-                    self.out(f"_hset(_v, ('k', {k.expr}), {v.sh})")
+                    self.out(f"_hset(_v, ('k', {key.expr}), {v.sh})")
             self.out(f"{s} = _v")
         elif op == Op.MAKE_CLOSURE:
             target = mod.program.functions[arg]
@@ -455,16 +460,16 @@ class TrackedTranslator(FunctionTranslator):
         """
         tests = [f"{i.sh} is None"] if i.sh is not None else []
         tests += [f"type({b.expr}) is list"] + ([f"type({i.expr}) is int"] if i.kind != "int" else [])
-        tests += [f"0 <= {i.expr} < len({b.expr})", f"((_o := id({b.expr})) not in _owners or (_o, '$len') not in _heap)"]
+        tests += [f"0 <= {i.expr} < len({b.expr})", f"(not _owners or (_o := id({b.expr})) not in _owners or (_o, '$len') not in _heap)"]
         return " and ".join(tests)
 
     def heap_store(self, obj: str, key: str, sh: str | None) -> None:
         """`hset(obj, key, shadow)`: a concrete value only clears what the heap held there."""
         if sh is None:
-            self.out(f"if (_o := id({obj})) in _owners: _heap_pop((_o, {key}), None)")
+            self.out(f"if _owners and (_o := id({obj})) in _owners: _heap_pop((_o, {key}), None)")
         else:
             self.out(f"if {sh} is None:")
-            self.out(f"    if (_o := id({obj})) in _owners: _heap_pop((_o, {key}), None)")
+            self.out(f"    if _owners and (_o := id({obj})) in _owners: _heap_pop((_o, {key}), None)")
             self.out(f"else: _hset({obj}, {key}, {sh})")
 
     def branch(self, a: Entry) -> str:
@@ -520,13 +525,14 @@ class TrackedTranslator(FunctionTranslator):
             plain = [f"{e.sh} is None" for e in items if e.sh is not None]
             # a container no shadow was ever stored under gives the model nothing to follow
             # (`baml.deep_copy` reads below the first level, so it always goes to its model)
-            owned = "" if key in builtin_models.DEEP else " or id({0}) not in _owners"
+            owned = "" if key in builtin_models.DEEP else " or not _owners or id({0}) not in _owners"
             plain += [f"(type({e.expr}) in _SCALARS{owned.format(e.expr)})" for e in items if not e.scalar]
             model = (f"{s}, {t} = _model(T, F, {key!r}, B{index}, [{values}], [{shadows}])")
+            call = inline_builtin(mod.program, index, [e.expr for e in items], s) or f"{s} = B{index}({values})"
             if not plain:
-                self.out(f"{s} = B{index}({values}); {t} = None")
+                self.out(f"{call}; {t} = None")
                 return
-            self.out(f"if {' and '.join(plain)}: {s} = B{index}({values}); {t} = None")
+            self.out(f"if {' and '.join(plain)}: {call}; {t} = None")
             self.out("else:")
             self.indent += 1
             self.at()
@@ -615,7 +621,8 @@ class CompiledTrackedVM(TrackedVM):
     def __init__(self, view: ProgramView, interner: Any, env: Any, **options: Any) -> None:
         super().__init__(view, interner, env, **options)
         self._names: dict[str, Any] | None = None
-        self._counters: list[int] | None = None
+        self._countdown: list[int] | None = None
+        self._last_tracked: list[int] | None = None  # per inline counter: the count of its last tracked execution
 
     def runtime(self) -> _Runtime:
         mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view)
@@ -633,22 +640,31 @@ class CompiledTrackedVM(TrackedVM):
                          _tick=self.tick, _catch=make_catch(self), _not=self.x.not_, T=self,
                          _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop, _owners=self.owners,
                          _call_value=self._value_caller(rt.funcs), _H=self.counters(rt),
-                         _PL=self.prune_after if self.prune_after is not None else 1 << 62)
+                         _tracked_at=self.tracked_at)
             self._names = names
         return self._names
 
     def counters(self, rt: _Runtime) -> list[int]:
-        """This VM's per-instruction counters for inline hot-site pruning (`_H` in the code)."""
-        if self._counters is None:
-            self._counters = [0] * rt.n_counters
-        return self._counters
+        """This VM's countdowns for inline hot-site pruning (`_H` in the code; 1: the next is tracked)."""
+        if self._countdown is None:
+            self._countdown = [1] * rt.n_counters
+            self._last_tracked = [0] * rt.n_counters
+        return self._countdown
+
+    def tracked_at(self, j: int) -> None:
+        """Inline-counted instruction `j` is tracked at this execution: count down to the next."""
+        assert self._countdown is not None and self._last_tracked is not None
+        count = self.next_tracked_count(self._last_tracked[j])
+        self._last_tracked[j] = count
+        self._countdown[j] = self.next_tracked_count(count) - count
 
     def inline_pruned(self) -> int:
         """How many executions the inline counters have pruned so far."""
         limit = self.prune_after
-        if limit is None or self._counters is None:
+        if limit is None or self._countdown is None or self._last_tracked is None:
             return 0
-        return sum(pruned_count(c, limit) for c in self._counters if c > limit)
+        counts = (self.next_tracked_count(last) - left for last, left in zip(self._last_tracked, self._countdown))
+        return sum(pruned_count(c, limit) for c in counts if c > limit)
 
     def _value_caller(self, funcs: list[Any]) -> Any:
         max_depth, external_call = self.max_depth, self.external_call

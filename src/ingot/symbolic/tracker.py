@@ -94,7 +94,7 @@ class TrackedVM(VM):
         self.view = view
         self.prune_after = prune_after  # None: track every symbolic operation (packing needs all of them)
         self._site_hits: dict[int, int] = {}
-        self.x = interner
+        self.x: Interner = interner
         self.env = env
         self.trace = RunTrace()
         self.result_shadow: Shadow = None  # the shadow of the value the last run returned
@@ -138,6 +138,13 @@ class TrackedVM(VM):
     def prune_at(self, frame: Frame, pc: int) -> bool:
         """`pruned` for the instruction at `pc` (a jump has moved `frame.pc` already)."""
         return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | (pc + 1))
+
+    def next_tracked_count(self, count: int) -> int:
+        """After tracking an instruction's `count`-th symbolic execution, the next it tracks."""
+        limit = self.prune_after
+        if limit is None or count < limit:
+            return count + 1
+        return 1 << count.bit_length()  # the next power of two
 
     def prune_site(self, key: int) -> bool:
         """`pruned` for the instruction `key` (function index << 32 | pc + 1); it counts this execution."""
