@@ -623,6 +623,7 @@ class CompiledTrackedVM(TrackedVM):
         self._names: dict[str, Any] | None = None
         self._countdown: list[int] | None = None
         self._last_tracked: list[int] | None = None  # per inline counter: the count of its last tracked execution
+        self._pruning = False  # has an inline counter passed the limit?
 
     def runtime(self) -> _Runtime:
         mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view)
@@ -656,12 +657,15 @@ class CompiledTrackedVM(TrackedVM):
         assert self._countdown is not None and self._last_tracked is not None
         count = self.next_tracked_count(self._last_tracked[j])
         self._last_tracked[j] = count
-        self._countdown[j] = self.next_tracked_count(count) - count
+        gap = self.next_tracked_count(count) - count
+        self._countdown[j] = gap
+        if gap > 1:
+            self._pruning = True  # executions will be skipped from now on
 
     def inline_pruned(self) -> int:
         """How many executions the inline counters have pruned so far."""
         limit = self.prune_after
-        if limit is None or self._countdown is None or self._last_tracked is None:
+        if limit is None or not self._pruning or self._countdown is None or self._last_tracked is None:
             return 0
         counts = (self.next_tracked_count(last) - left for last, left in zip(self._last_tracked, self._countdown))
         return sum(pruned_count(c, limit) for c in counts if c > limit)
