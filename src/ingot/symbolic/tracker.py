@@ -408,7 +408,7 @@ class TrackedVM(VM):
                          taken: bool) -> None:
         """Record a branch site's condition, if it is symbolic (the edge is recorded by the caller)."""
         cond = self.truthy(shadow, value)
-        if cond is None or cond.is_const or self.prune_after is not None and self.prune_at(frame, pc):
+        if cond is None or cond.is_const or self.prune_at(frame, pc):
             return
         block, then_bb, else_bb = site
         fn = frame.fn.name
@@ -423,7 +423,7 @@ class TrackedVM(VM):
         stack, sstack = frame.stack, frame.sstack
         b, sb = stack.pop(), sstack.pop()
         a, sa = stack[-1], sstack[-1]
-        if sa is None and sb is None or self.prune_after is not None and self.pruned(frame):
+        if sa is None and sb is None or self.pruned(frame):
             stack[-1] = CONCRETE_BINARY[op](a, b)
             sstack[-1] = None
             return
@@ -561,7 +561,7 @@ class TrackedVM(VM):
             sstack[-1] = None if cond is None else (x.not_(cond) if op is B.NOT else cond)
         elif op is B.NEG:
             value, shadow = stack[-1], sstack[-1]
-            pruned = shadow is None or self.prune_after is not None and self.pruned(frame)
+            pruned = shadow is None or self.pruned(frame)
             sstack[-1] = None if pruned else self.neg_shadow(frame, value, shadow)
             stack[-1] = ops.neg(value)
         elif op is B.BIT_NOT:
@@ -695,7 +695,7 @@ class TrackedVM(VM):
         if frame.site.track_coverage:
             self.trace.edges.append((fn, block, here))
         e = self.scalar(shadow, value)
-        if e is None or self.prune_after is not None and self.prune_at(frame, pc):
+        if e is None or self.prune_at(frame, pc):
             return
         x = self.x
         conds: dict[int, list[Expr]] = {}
@@ -743,7 +743,7 @@ class TrackedVM(VM):
         if isinstance(base, list):
             n_shadow = self.hget(base, "$len")
             ei = self.scalar(sindex, index)
-            if ei is None and not isinstance(n_shadow, Expr) or self.prune_after is not None and self.pruned(frame):
+            if ei is None and not isinstance(n_shadow, Expr) or self.pruned(frame):
                 return
             ei = ei if ei is not None else x.const(index)
             n = n_shadow if isinstance(n_shadow, Expr) else x.const(len(base))
@@ -752,7 +752,7 @@ class TrackedVM(VM):
             if sindex is not None:
                 self.concretize(frame, sindex, index)  # which element is read depends on the index
         elif sindex is not None and isinstance(base, dict):
-            if self.prune_after is not None and self.pruned(frame):
+            if self.pruned(frame):
                 return
             key = self.scalar(sindex, index)
             if key is not None and type(index) in (str, int) and not isinstance(index, bool):
@@ -790,7 +790,7 @@ class TrackedVM(VM):
 
     def format_tracked(self, frame: Frame, shape: Any, values: list[Any], shadows: list[Shadow]) -> tuple[str, Shadow]:
         """An interpolated string and its shadow (a concatenation while the pieces are strings)."""
-        if self.prune_after is not None and any(s is not None for s in shadows) and self.pruned(frame):
+        if any(s is not None for s in shadows) and self.pruned(frame):
             rendered = iter(values)
             return "".join(p if p is not None else render_value(next(rendered)) for p in shape), None
         it = iter(zip(values, shadows))
