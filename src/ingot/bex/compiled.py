@@ -76,7 +76,7 @@ class Translation:
         self.consts: dict[str, Any] = {}
         self.by_code_name: dict[str, BexFunction] = {}
         self.value_argcs: set[int] = set()
-        self.counters: list[int] = []  # per-instruction counters a translator variant allocated (their keys)
+        self.n_counters = 0  # per-instruction counters a translator variant allocated (`_H[j]`)
         for fn in program.functions:
             if fn.kind == "body":
                 (translator or FunctionTranslator)(self, fn).run()
@@ -144,6 +144,20 @@ def inline_builtin(program: BexProgram, index: int, args: list[str], target: str
     if key == "array.push":
         return f"{args[0]}.append({args[1]}); {target} = len({args[0]})"
     return None
+
+
+# A binary operator's Python symbol and the runtime function the generated code falls back to.
+OP_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "//", Op.MOD: "%", Op.LT: "<", Op.LE: "<=",
+             Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
+OP_RUNTIME = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul", Op.DIV: "_div", Op.MOD: "_mod", Op.LT: "_lt",
+              Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge", Op.EQ: "_eq", Op.NE: "_ne", Op.BIT_AND: "_bit_and",
+              Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}
+
+
+def float_operands(a_kind: str, b_kind: str) -> bool:
+    """Static kinds for which the float fast path applies: one side a float, neither known otherwise."""
+    kinds = {a_kind, b_kind}
+    return "float" in kinds and not kinds & {"int", "str", "bool", "none"}
 
 
 def float_order(op: Op, a: str, b: str) -> str:
@@ -740,10 +754,9 @@ class FunctionTranslator:
                 b, a = stack[-1], stack[-2]
                 t = result_dest(2)
                 del stack[-2:]
-                sym = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*"}[Op(op)]
-                slow = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul"}[Op(op)]
+                sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
                 A, B = a.expr, b.expr
-                if "float" in (a.kind, b.kind) and not {a.kind, b.kind} & {"int", "str", "bool", "none"}:
+                if float_operands(a.kind, b.kind):
                     checks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
                     if checks:
                         self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
@@ -783,7 +796,7 @@ class FunctionTranslator:
                 t = result_dest(2)
                 del stack[-2:]
                 A, B = a.expr, b.expr
-                sym, slow = ("//", "_div") if op == Op.DIV else ("%", "_mod")
+                sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
                 checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
                 checks.append(f"{A} >= 0")
                 if not (b.value is not None and b.value > 0):
@@ -794,11 +807,10 @@ class FunctionTranslator:
                 b, a = stack[-1], stack[-2]
                 t = "_c" if self.fusable(pc, end) else result_dest(2)
                 del stack[-2:]
-                sym = {Op.LT: "<", Op.LE: "<=", Op.GT: ">", Op.GE: ">="}[Op(op)]
-                slow = {Op.LT: "_lt", Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge"}[Op(op)]
+                sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
                 A, B = a.expr, b.expr
                 checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                if "float" in (a.kind, b.kind) and not {a.kind, b.kind} & {"int", "str", "bool", "none"}:
+                if float_operands(a.kind, b.kind):
                     fexpr = float_order(Op(op), A, B)
                     fchecks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
                     if fchecks:
@@ -859,8 +871,7 @@ class FunctionTranslator:
                 b, a = stack[-1], stack[-2]
                 t = result_dest(2)
                 del stack[-2:]
-                slow = {Op.BIT_AND: "_bit_and", Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor",
-                        Op.SHL: "_shl", Op.SHR: "_shr"}[Op(op)]
+                slow = OP_RUNTIME[Op(op)]
                 self.out(f"{t} = {slow}({a.expr}, {b.expr})")
                 push_result(t, "int")
             elif op == Op.JUMP:

@@ -144,8 +144,8 @@ class TrackedTranslator(FunctionTranslator):
         countdown, otherwise it runs `concrete`. The pruned executions are counted from
         the counters after the run (`CompiledTrackedVM.inline_pruned`).
         """
-        j = len(self.mod.counters)
-        self.mod.counters.append(self.fn.index << 32 | (self.pc + 1))
+        j = self.mod.n_counters
+        self.mod.n_counters += 1
         self.out("else:")
         self.indent += 1
         self.out(f"_h = _H[{j}] - 1; _H[{j}] = _h")
@@ -579,7 +579,7 @@ class _Runtime:
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         self.ns = ns
         self.funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
-        self.n_counters = len(mod.counters)
+        self.n_counters = mod.n_counters
         self.bound: CompiledTrackedVM | None = None
 
     def bind(self, vm: CompiledTrackedVM | None) -> None:

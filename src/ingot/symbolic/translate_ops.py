@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingot.bex.compiled import float_order, literal
+from ingot.bex.compiled import OP_RUNTIME, OP_SYMBOL, float_operands, float_order, literal
 from ingot.bex.opcodes import Op
 from ingot.bex.program import BexFunction
 from ingot.runtime.values import INT_MAX
@@ -48,11 +48,6 @@ _FROM_HEAP = frozenset({Op.LOAD_DEREF, Op.LOAD_CAPTURE, Op.READ_FIELD, Op.READ_I
 _BINARY = frozenset(Op(op) for op in range(Op.ADD, Op.GE + 1))
 _ORDER = frozenset({Op.LT, Op.LE, Op.GT, Op.GE})
 _FLOAT_INLINE = _ORDER | {Op.ADD, Op.SUB, Op.MUL}
-_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "//", Op.MOD: "%", Op.LT: "<", Op.LE: "<=",
-           Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
-_SLOW = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul", Op.DIV: "_div", Op.MOD: "_mod", Op.LT: "_lt",
-         Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge", Op.EQ: "_eq", Op.NE: "_ne", Op.BIT_AND: "_bit_and",
-         Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}
 
 
 def static_result(op: Op, fn: BexFunction, arg: Any, operands: list[tuple[bool, bool]]) -> tuple[bool, bool]:
@@ -81,22 +76,21 @@ def concrete_binary(op: Op, a: str, b: str, a_kind: str = "", b_kind: str = "") 
     `a_kind`/`b_kind` are the concrete tier's static kinds ("int", "float", ... or "" when
     unknown): a known kind drops its type test, as in the concrete translation.
     """
-    kinds = {a_kind, b_kind}
-    if "float" in kinds and not kinds & {"int", "str", "bool", "none"} and op in _FLOAT_INLINE:
+    if float_operands(a_kind, b_kind) and op in _FLOAT_INLINE:
         tests = [f"type({x}) is float" for x, kind in ((a, a_kind), (b, b_kind)) if kind != "float"]
-        slow = _SLOW[op]
-        fast = float_order(op, a, b) if op in _ORDER else f"{a} {_SYMBOL[op]} {b}"
+        slow = OP_RUNTIME[op]
+        fast = float_order(op, a, b) if op in _ORDER else f"{a} {OP_SYMBOL[op]} {b}"
         return f"({fast})" if not tests else f"({fast}) if {' and '.join(tests)} else {slow}({a}, {b})"
     tests = [f"type({x}) is int" for x, kind in ((a, a_kind), (b, b_kind)) if kind != "int"]
     if op in (Op.ADD, Op.SUB, Op.MUL):
-        tests.append(f"{-_LIM} <= (_t := {a} {_SYMBOL[op]} {b}) < {_LIM}")
-        return f"_t if {' and '.join(tests)} else {_SLOW[op]}({a}, {b})"
+        tests.append(f"{-_LIM} <= (_t := {a} {OP_SYMBOL[op]} {b}) < {_LIM}")
+        return f"_t if {' and '.join(tests)} else {OP_RUNTIME[op]}({a}, {b})"
     if op in (Op.DIV, Op.MOD):
         tests.append(f"{a} >= 0")
         if not (b_kind == "int" and b.isdigit() and int(b) > 0):
             tests.append(f"{b} > 0")
-        return f"{a} {_SYMBOL[op]} {b} if {' and '.join(tests)} else {_SLOW[op]}({a}, {b})"
-    if op in _SYMBOL:
-        fast = f"({a} {_SYMBOL[op]} {b})"
-        return fast if not tests else f"{fast} if {' and '.join(tests)} else {_SLOW[op]}({a}, {b})"
-    return f"{_SLOW[op]}({a}, {b})"  # the bitwise operators
+        return f"{a} {OP_SYMBOL[op]} {b} if {' and '.join(tests)} else {OP_RUNTIME[op]}({a}, {b})"
+    if op in OP_SYMBOL:
+        fast = f"({a} {OP_SYMBOL[op]} {b})"
+        return fast if not tests else f"{fast} if {' and '.join(tests)} else {OP_RUNTIME[op]}({a}, {b})"
+    return f"{OP_RUNTIME[op]}({a}, {b})"  # the bitwise operators
