@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from ingot.bex.emit import emit_program
-from ingot.bex.program import BexProgram
+from ingot.bex.program import PRELUDE_PREFIX, BexProgram
 from ingot.mir import ir
 from ingot.mir.cleanup import cleanup_program
 from ingot.mir.lower import lower_program
@@ -23,8 +23,6 @@ from ingot.semantics.resolve import Items
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, CompileError, Diagnostic, SourceFile, Span
 from ingot.syntax.parser import parse
-
-PRELUDE_PREFIX = "$prelude."
 
 
 @dataclass(slots=True)

@@ -289,6 +289,32 @@ def test_translation_is_cached_and_is_python() -> None:
     compile(text, "<check>", "exec")
 
 
+PRELUDE_USER = """
+function Doubled(xs: int[]) -> int[] {
+  xs.map((x) => { x * 2 })
+}
+function Sum(xs: int[]) -> int {
+  let s = 0;
+  for (let x in xs) { s += x; }
+  s
+}
+"""
+
+
+def test_only_functions_a_run_can_enter_are_translated() -> None:
+    program = ingot.load(PRELUDE_USER)
+    bex = program.bex
+    reachable = {fn.name for fn in bex.reachable()}
+    # every user function and lambda, and the one prelude function the program calls
+    assert {fn.name for fn in bex.functions if not fn.name.startswith("$prelude.")} <= reachable
+    assert "$prelude.array_map" in reachable
+    assert "$prelude.array_filter" not in reachable and "$prelude.array_sort_by" not in reachable
+    text = source_of(bex)
+    assert f"def f{bex.by_name['$prelude.array_map'].index}(" in text
+    assert f"def f{bex.by_name['$prelude.array_filter'].index}(" not in text
+    assert to_python(CompiledVM(bex).call(program.function("Doubled"), [[1, 2]])) == [2, 4]
+
+
 FLOATS = """
 function Cmp(a: float, b: float) -> bool[] {
   [a < b, a <= b, a > b, a >= b, a == b, a != b]

@@ -77,7 +77,7 @@ class Translation:
         self.by_code_name: dict[str, BexFunction] = {}
         self.value_argcs: set[int] = set()
         self.n_counters = 0  # per-instruction counters a translator variant allocated (`_H[j]`)
-        for fn in program.functions:
+        for fn in program.reachable():  # not the prelude functions nothing calls
             if fn.kind == "body":
                 (translator or FunctionTranslator)(self, fn).run()
         self.source = "\n".join(self.lines) + "\n"

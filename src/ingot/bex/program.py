@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingot.bex.opcodes import Op
 from ingot.runtime.values import ClassInfo, EnumInfo
 from ingot.semantics.types import Ty
 from ingot.syntax.diagnostics import Span
@@ -113,3 +114,31 @@ class BexProgram:
     # and the Python callables bound to them (`Program.bind`).
     host_targets: dict[str, str | None] = field(default_factory=dict)
     host_callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def reachable(self) -> list[BexFunction]:
+        """The functions a run can enter: every function but the prelude's, and the prelude
+        functions they reference (calls, closures, bound methods), transitively.
+
+        The prelude is compiled into every program but most programs use none of it; the
+        compiled tier translates only these, so a program pays for what it calls. A
+        function can only be entered through a reference in some bytecode (or by name as
+        an entry point, which no prelude function is), so nothing outside this set runs.
+        """
+        todo = [fn for fn in self.functions if not fn.name.startswith(PRELUDE_PREFIX)]
+        seen = {fn.index for fn in todo}
+        while todo:
+            fn = todo.pop()
+            for op, arg in fn.code:
+                if op == Op.CALL:
+                    index = arg[0]
+                elif op == Op.MAKE_CLOSURE or op == Op.BOUND_METHOD:
+                    index = arg
+                else:
+                    continue
+                if index not in seen:
+                    seen.add(index)
+                    todo.append(self.functions[index])
+        return [fn for fn in self.functions if fn.index in seen]
+
+
+PRELUDE_PREFIX = "$prelude."  # the names of the BAML-written built-ins (runtime/prelude.baml)
