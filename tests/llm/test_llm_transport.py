@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +24,17 @@ def _request(url: str) -> HttpRequest:
 def test_defaults_are_the_engines() -> None:
     # 5 minutes for an attempt, 10 seconds to connect
     assert (DEFAULT_TIMEOUT.read, DEFAULT_TIMEOUT.connect) == (300.0, 10.0)
+
+
+def test_httpx_loads_only_when_a_request_may_be_sent() -> None:
+    # httpx costs a fifth of a second at start-up; runs with mocks and explorations never need it.
+    support = Path(__file__).resolve().parents[2] / "examples" / "llm" / "support.baml"
+    code = ("import sys, ingot, ingot.cli, ingot.concolic.explore\n"
+            f"p = ingot.load({str(support)!r})\n"
+            "reply = {'category': 'BILLING', 'urgent': False, 'summary': 'refund'}\n"
+            "assert p.call('Route', message='m', llm={'ClassifyMessage': reply}) == 'billing: refund'\n"
+            "assert 'httpx' not in sys.modules, 'httpx was imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_a_slow_server_times_out_as_baml_errors_timeout(llm_server: Any) -> None:

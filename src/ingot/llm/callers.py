@@ -14,13 +14,15 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ingot.llm.clients import PROVIDERS, client_ref, provider_of
 from ingot.llm.errors import LlmFailure
 from ingot.llm.request import Conversation, HttpRequest, Turn, build_request, parse_response
-from ingot.llm.transport import Transport
 from ingot.mir.api import ClientSpec, ProgramView
+
+if TYPE_CHECKING:  # httpx (behind Transport) loads only when a request may be sent
+    from ingot.llm.transport import Transport
 
 RequestHook = Callable[[HttpRequest], None]
 
@@ -153,9 +155,19 @@ class Models:
     def __init__(self, view: ProgramView, transport: Transport | None = None,
                  on_request: RequestHook | None = None) -> None:
         self.view = view
-        self.transport = transport or Transport()
+        self._transport = transport
         self.on_request = on_request
         self._built: dict[str, Model] = {}
+
+    @property
+    def transport(self) -> Transport:
+        # Made on first use: importing httpx costs a fifth of a second that runs
+        # without a real LLM call (mocks, explorations, packing) never need.
+        if self._transport is None:
+            from ingot.llm.transport import Transport
+
+            self._transport = Transport()
+        return self._transport
 
     def for_function(self, function: str) -> Model:
         spec = self.view.client_of(function)
