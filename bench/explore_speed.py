@@ -1,6 +1,6 @@
 """Exploration end to end on bench/explore/: the compiled tracker against the interpreter-tracker.
 
-    python bench/explore_speed.py [--repeat 3] [--seed 0] [--baseline SRC]
+    python bench/explore_speed.py [--repeat 3] [--seed 0] [--baseline SRC] [--cli]
 
 Per program: the median wall time of `Explorer(...).explore()` with each tracker (same
 seed, same options), the ratio interpreter/compiled, the share of the time spent in the
@@ -11,6 +11,11 @@ trackers start warm (the instrumented translation is cached per program).
 `--baseline SRC` also times the whole set with another checkout's `src` directory (e.g.
 `git archive <commit> src | tar -x -C /tmp/base`, then `--baseline /tmp/base/src`), in a
 subprocess with that `ingot` on the path, and prints today's total against it.
+
+`--cli` times what a user waits for instead: `python -m ingot.cli explore FILE FUNCTION
+--json` in a fresh process per run (start-up, compiling the program, translating it,
+exploring, writing the report), with each tracker (`INGOT_TRACKER`) and, with
+`--baseline`, with the other checkout.
 """
 
 from __future__ import annotations
@@ -63,12 +68,47 @@ def baseline_total(src: str, repeat: int, seed: int) -> float:
     return float(out.stdout.split()[-1])
 
 
+def cli_time(path: Path, function: str, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "ingot.cli", "explore", str(path), function, "--json"],
+                   env={**os.environ, **env}, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def main_cli(opts: argparse.Namespace) -> None:
+    """End to end, one fresh process per exploration."""
+    setups = {"interp": {"INGOT_TRACKER": "interp"}, "compiled": {"INGOT_TRACKER": "compiled"}}
+    if opts.baseline:
+        setups["baseline"] = {"PYTHONPATH": opts.baseline}
+    totals = dict.fromkeys(setups, 0.0)
+    print(f"{'program':<12}" + "".join(f"{k:>10}" for k in setups) + f"{'interp/compiled':>17}")
+    for path in sorted(HERE.glob("*.baml")):
+        function = json.loads(path.with_suffix(".json").read_text())["function"]
+        times: dict[str, list[float]] = {k: [] for k in setups}
+        for _ in range(opts.repeat):
+            for name, env in setups.items():  # alternate, so drifts of a noisy machine hit all
+                times[name].append(cli_time(path, function, env))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for k in totals:
+            totals[k] += med[k]
+        print(f"{path.stem:<12}" + "".join(f"{med[k] * 1000:>8.0f}ms" for k in setups)
+              + f"{med['interp'] / med['compiled']:>16.2f}x")
+    print("total: " + ", ".join(f"{k} {v:.2f}s" for k, v in totals.items())
+          + f"; interp/compiled {totals['interp'] / totals['compiled']:.2f}x"
+          + (f"; baseline/compiled {totals['baseline'] / totals['compiled']:.2f}x" if opts.baseline else "")
+          + f"  (repeat={opts.repeat}, seed 0)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", help="another checkout's src directory to time the whole set with")
+    parser.add_argument("--cli", action="store_true", help="time `ingot explore` end to end, a process per run")
     opts = parser.parse_args()
+    if opts.cli:
+        main_cli(opts)
+        return
     rows = []
     for path in sorted(HERE.glob("*.baml")):
         function = json.loads(path.with_suffix(".json").read_text())["function"]
