@@ -108,6 +108,9 @@ class Interner:
 
     table: dict[tuple[Any, ...], Expr] = field(default_factory=dict)
     counter: itertools.count = field(default_factory=itertools.count)
+    # Constants by (value, its type, the sort asked for): a tracked run lifts every concrete
+    # operand it meets, so this skips working out the sort and building the table key.
+    _consts: dict[tuple[Any, type, Sort | None], Expr] = field(default_factory=dict)
 
     def _node(self, op: Op, sort: Sort, args: tuple[Expr, ...], value: Any = None) -> Expr:
         # The hot path of every tracked run: keys use the members' plain values (an Enum's
@@ -147,11 +150,15 @@ class Interner:
 
     # -- leaves ------------------------------------------------------------------------
     def const(self, value: Any, sort: Sort | None = None) -> Expr:
-        if sort is None:
-            sort = sort_of(value)
-        if sort is Sort.FLOAT:
-            value = float(value)
-        return self._node(Op.CONST, sort, (), value)
+        key = (value, type(value), sort)
+        node = self._consts.get(key)
+        if node is not None:
+            return node
+        kind = sort_of(value) if sort is None else sort
+        node = self._node(Op.CONST, kind, (), float(value) if kind is Sort.FLOAT else value)
+        if value == value:  # not NaN (a NaN key is never found again)
+            self._consts[key] = node
+        return node
 
     def var(self, name: str, sort: Sort) -> Expr:
         return self._node(Op.VAR, sort, (), name)
