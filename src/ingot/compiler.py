@@ -12,7 +12,7 @@ from importlib import resources
 from typing import Any
 
 from ingot.bex.emit import emit_program
-from ingot.bex.program import PRELUDE_PREFIX, BexProgram
+from ingot.bex.program import BexProgram
 from ingot.mir import ir
 from ingot.mir.cleanup import cleanup_program
 from ingot.mir.lower import lower_program
@@ -51,7 +51,7 @@ def prelude_functions() -> tuple[tuple[str, ir.MirFunction], ...]:
     cleanup_program(mir)
     out = []
     for name, fn in mir.functions.items():
-        fn.name = PRELUDE_PREFIX + name
+        fn.name = ir.PRELUDE_PREFIX + name
         fn.synthetic = True
         out.append((fn.name, fn))
     return tuple(out)

@@ -44,7 +44,7 @@ from typing import Any
 
 from ingot.bex.opcodes import OPCODES, Op
 from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
-from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler, read_index, write_index
+from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler, read_index, user_frames, write_index
 from ingot.runtime import ops
 from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.errors import BamlRaise, Frame, is_panic_value, panic
@@ -1086,7 +1086,7 @@ def _trace_frames(tb: Any, above: Any) -> list[Frame]:
             if fn is not None:
                 outer.append(mod.frame(fn, tb.tb_lineno))
         tb = tb.tb_next
-    return [f for f in outer if not f.function.startswith("$prelude")] or outer
+    return user_frames(outer)
 
 
 def run_entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:

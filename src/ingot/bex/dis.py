@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ingot.bex.opcodes import OPCODES, Op, Operand
-from ingot.bex.program import BexFunction, BexProgram
+from ingot.bex.program import PRELUDE_PREFIX, BexFunction, BexProgram
 
 
 def operand_text(program: BexProgram, fn: BexFunction, op: Op, arg: Any) -> str:
@@ -71,7 +71,7 @@ def disassemble_program(program: BexProgram, only: str | None = None) -> str:
     for fn in program.functions:
         if only is not None and fn.name != only and not fn.name.startswith(only + ".$lambda"):
             continue
-        if only is None and fn.name.startswith("$prelude."):
+        if only is None and fn.name.startswith(PRELUDE_PREFIX):
             continue
         out.append(disassemble(program, fn))
     return "\n\n".join(out)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.bex.opcodes import Op
+from ingot.mir.ir import PRELUDE_PREFIX
 from ingot.runtime.values import ClassInfo, EnumInfo
 from ingot.semantics.types import Ty
 from ingot.syntax.diagnostics import Span
@@ -140,5 +141,3 @@ class BexProgram:
                     todo.append(self.functions[index])
         return [fn for fn in self.functions if fn.index in seen]
 
-
-PRELUDE_PREFIX = "$prelude."  # the names of the BAML-written built-ins (runtime/prelude.baml)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
+from ingot.bex.program import PRELUDE_PREFIX, BexFunction, BexProgram, Cell, Closure
 from ingot.runtime import ops
 from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.errors import BamlError, BamlRaise, Frame, is_panic_value, panic
@@ -404,7 +404,7 @@ class VM:
     def error_trace(self, frames: list[tuple[Any, ...]], fn: BexFunction, pc: int) -> list[Frame]:
         out = [Frame(f[0].qualified, f[0].file, f[0].line_at(f[5] - 1)) for f in frames]
         out.append(Frame(fn.qualified, fn.file, fn.line_at(pc - 1)))
-        return [f for f in out if not f.function.startswith("$prelude")] or out
+        return user_frames(out)
 
 
 
@@ -425,3 +425,9 @@ _ARRAY_GET = BUILTINS["array.get_index"]
 _ARRAY_SET = BUILTINS["array.set_index"]
 _MAP_GET = BUILTINS["map.get_index"]
 _MAP_SET = BUILTINS["map.set_index"]
+
+
+def user_frames(frames: list[Frame]) -> list[Frame]:
+    """A trace without the prelude's frames (its functions are built-ins to the user), unless
+    nothing else is left."""
+    return [f for f in frames if not f.function.startswith(PRELUDE_PREFIX)] or frames

@@ -19,6 +19,8 @@ from typing import Any, Union
 from ingot.semantics.types import Ty
 from ingot.syntax.diagnostics import Span
 
+PRELUDE_PREFIX = "$prelude."  # the names of the BAML-written built-ins (bex/prelude.baml)
+
 BlockId = int
 Local = int
 

@@ -37,7 +37,7 @@ from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
 BINOPS = {op.value: op for op in ir.BinOp}
 
-# Array methods implemented in BAML (runtime/prelude.baml) rather than natively.
+# Array methods implemented in BAML (bex/prelude.baml) rather than natively.
 PRELUDE_KEYS = frozenset(
     f"array.{name}" for name, sig in B.ARRAY_METHODS.items()
     if any(type(p).__name__ == "FuncT" for p in sig.params)
@@ -48,7 +48,7 @@ PROMPT_PREFIX = "$prompt."
 
 
 def prelude_function(key: str) -> str:
-    return "$prelude." + key.replace(".", "_")
+    return ir.PRELUDE_PREFIX + key.replace(".", "_")
 
 
 class LowerError(Exception):

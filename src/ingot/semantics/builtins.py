@@ -113,7 +113,7 @@ ARRAY_METHODS = {
     "splice": sig(INT, INT, ListT(T), ret=ListT(T), min_args=2),
     "clear": sig(ret=NULL),
     "shift": sig(ret=optional(T)),
-    # Higher-order: implemented in BAML (runtime/prelude.baml).
+    # Higher-order: implemented in BAML (bex/prelude.baml).
     "map": sig(FuncT((T,), U), ret=ListT(U)),
     "filter": sig(FuncT((T,), BOOL), ret=ListT(T)),
     "reduce": sig(FuncT((U, T), U), U, ret=U),

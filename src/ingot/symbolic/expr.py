@@ -110,7 +110,7 @@ class Interner:
     counter: itertools.count = field(default_factory=itertools.count)
     # Constants by (value, its type, the sort asked for): a tracked run lifts every concrete
     # operand it meets, so this skips working out the sort and building the table key.
-    _consts: dict[tuple[Any, type, Sort | None], Expr] = field(default_factory=dict)
+    _consts: dict[tuple[Any, type, Sort | None], Expr] = field(default_factory=dict, init=False, repr=False)
 
     def _node(self, op: Op, sort: Sort, args: tuple[Expr, ...], value: Any = None) -> Expr:
         # The hot path of every tracked run: keys use the members' plain values (an Enum's

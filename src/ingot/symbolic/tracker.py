@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from ingot.bex.opcodes import Op as B
 from ingot.bex.program import BexFunction, Cell, Closure
-from ingot.bex.vm import VM, read_index, write_index
+from ingot.bex.vm import VM, read_index, user_frames, write_index
 from ingot.mir.api import FunctionView, ProgramView
 from ingot.runtime import ops
 from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
@@ -378,7 +378,7 @@ class TrackedVM(VM):
 
         out = [TraceFrame(f.fn.qualified, f.fn.file, f.fn.line_at(f.pc - 1)) for f in frames]
         out.append(TraceFrame(frame.fn.qualified, frame.fn.file, frame.fn.line_at(frame.pc - 1)))
-        return [f for f in out if not f.function.startswith("$prelude")] or out
+        return user_frames(out)
 
     def pop_args(self, frame: Frame, argc: int) -> tuple[list[Any], list[Shadow]]:
         if not argc:
