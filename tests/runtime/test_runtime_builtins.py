@@ -1,4 +1,4 @@
-"""`ingot.runtime.builtins` against the real engine, table-driven.
+"""The built-ins of `ingot.stdlib` against the real engine, table-driven.
 
 Each `Case` becomes one BAML wrapper `function C<n>(<params>) -> string { <body> }`
 (by default `string.from(<expr>)`); the test runs it on every input and compares
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingot.runtime.builtins import BUILTINS, MUTATES
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN
+from ingot.stdlib import BUILTINS, MUTATES
 
 B = BUILTINS
 
