@@ -375,7 +375,10 @@ def test_case(oracle, c: Case):
 
 def test_every_key_is_tested():
     tested = {c.key for c in CASES} | {"baml.deep_copy", "baml.sys.exit"}
-    assert set(BUILTINS) - tested == set()
+    # `baml.Int.abs` and the rest of the type namespaces share their rows' implementations.
+    tested_impls = {id(BUILTINS[k]) for k in tested}
+    untested = {k for k in set(BUILTINS) - tested if id(BUILTINS[k]) not in tested_impls}
+    assert untested == set()
     assert MUTATES <= set(BUILTINS)
     with pytest.raises(TypeError):
         BUILTINS["x"] = len  # type: ignore[index]
