@@ -1902,9 +1902,24 @@ function Parse(s: string) -> int {
   }
 }
 ''', "Parse", [{"s": "42"}, {"s": "4x"}, {"s": ""}]),
+# ---------------------------------------------------------------- unary precedence
+# `-` and `~` bind looser than `*`, `/`, `%` on the engine: `-a * b` is `-(a * b)`.
+"unary_minus_precedence": (r'''
+function Neg(b: int) -> int[] {
+  [-b * 3, -10 / 3 * 3, ~1 * 2, -b + 1 * 2, -(b + 3) % 2, -7 % 3 * 2, ~b % 4]
+}
+''', "Neg", [{"b": 5}, {"b": -4}, {"b": 0}]),
+
+"unary_minus_overflow": (r'''
+function Over(b: int) -> int {
+  -(b + 2305843009213693952) * 2
+}
+''', "Over", [{"b": 0}, {"b": -1}, {"b": 1}]),
 }
 
 INVALID = {
+# E0150: `-N * 1` negates the product, so `N` stands alone as a literal and is out of range
+"negated_product_literal": 'function F() -> int {\n  -4611686018427387904 * 1\n}',
 # E0005: optional trailing parameters are required through a type namespace
 "type_namespace_optional_arg": 'function F(s: string) -> string { baml.String.slice(s, 1) }',
 # E0003: lower-case type namespaces do not exist
