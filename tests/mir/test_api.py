@@ -79,16 +79,3 @@ def test_classes_and_extension_protocol() -> None:
             return sum(len(f.branch_edges()) for f in program.functions())
 
     assert v.lower(CountBranches()) > 0
-
-
-def test_every_builtin_signature_has_an_implementation() -> None:
-    """The checker's table and the runtime's table name the same built-ins."""
-    from ingot.mir.lower import PRELUDE_KEYS
-    from ingot.runtime.builtins import BUILTINS
-    from ingot.semantics import builtins as signatures
-
-    declared = {f"{kind}.{name}" for kind, table in signatures.METHODS.items() for name in table}
-    declared |= set(signatures.FUNCTIONS)
-    assert declared - set(BUILTINS) - PRELUDE_KEYS == set()
-    internal = {"array.get_index", "array.set_index", "map.get_index", "map.set_index", "array.sum_float"}
-    assert set(BUILTINS) - declared - internal == set()

@@ -1,4 +1,4 @@
-"""`ingot.runtime.builtins` against the real engine, table-driven.
+"""The built-ins of `ingot.stdlib` against the real engine, table-driven.
 
 Each `Case` becomes one BAML wrapper `function C<n>(<params>) -> string { <body> }`
 (by default `string.from(<expr>)`); the test runs it on every input and compares
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ingot.runtime.builtins import BUILTINS, MUTATES
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN
+from ingot.stdlib import BUILTINS, MUTATES
 
 B = BUILTINS
 
@@ -375,7 +375,10 @@ def test_case(oracle, c: Case):
 
 def test_every_key_is_tested():
     tested = {c.key for c in CASES} | {"baml.deep_copy", "baml.sys.exit"}
-    assert set(BUILTINS) - tested == set()
+    # `baml.Int.abs` and the rest of the type namespaces share their rows' implementations.
+    tested_impls = {id(BUILTINS[k]) for k in tested}
+    untested = {k for k in set(BUILTINS) - tested if id(BUILTINS[k]) not in tested_impls}
+    assert untested == set()
     assert MUTATES <= set(BUILTINS)
     with pytest.raises(TypeError):
         BUILTINS["x"] = len  # type: ignore[index]

@@ -46,10 +46,10 @@ from ingot.bex.opcodes import OPCODES, Op
 from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler, read_index, user_frames, write_index
 from ingot.runtime import ops
-from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.errors import BamlRaise, Frame, is_panic_value, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.stdlib import REGISTRY
 
 __all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry", "make_catch",
            "STATIC_NAMES", "literal"]
@@ -137,13 +137,10 @@ def inline_builtin(program: BexProgram, index: int, args: list[str], target: str
     Only the runtime's own implementations are inlined (a program may bind another).
     """
     key = program.builtin_keys[index]
-    if program.builtins[index] is not BUILTINS.get(key):
+    spec = REGISTRY.get(key)
+    if spec is None or spec.inline is None or program.builtins[index] is not spec.impl:
         return None
-    if key in ("array.length", "string.length"):
-        return f"{target} = len({args[0]})"
-    if key == "array.push":
-        return f"{args[0]}.append({args[1]}); {target} = len({args[0]})"
-    return None
+    return spec.inline.format(*args, target=target)
 
 
 # A binary operator's Python symbol and the runtime function the generated code falls back to.
@@ -628,10 +625,9 @@ class FunctionTranslator:
         if op in (Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.NOT, Op.TRUTHY, Op.IS_PANIC, Op.IS_TYPE):
             return "bool"
         if op == Op.CALL_BUILTIN:
-            key = self.mod.program.builtin_keys[arg[0]]
-            if key in ("array.length", "string.length", "array.push"):
-                return "int"
-            return None
+            program = self.mod.program
+            spec = REGISTRY.get(program.builtin_keys[arg[0]])
+            return spec.result if spec is not None and program.builtins[arg[0]] is spec.impl else None
         if op == Op.CALL:
             callee = self.mod.program.functions[arg[0]]
             ret = callee.ret

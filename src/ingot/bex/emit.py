@@ -16,10 +16,10 @@ from ingot.bex.program import BexFunction, BexProgram, Closure, Handler, Transfe
 from ingot.bex.typetest import predicate
 from ingot.mir import ir
 from ingot.mir.cleanup import successors
-from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.errors import ERRORS, PANICS
 from ingot.runtime.values import BUILTIN_ENUMS, ClassInfo, EnumInfo
 from ingot.semantics.resolve import Items
+from ingot.stdlib import BUILTINS
 from ingot.syntax.diagnostics import Span
 
 

@@ -18,10 +18,10 @@ from typing import Any
 
 from ingot.bex.program import PRELUDE_PREFIX, BexFunction, BexProgram, Cell, Closure
 from ingot.runtime import ops
-from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.errors import BamlError, BamlRaise, Frame, is_panic_value, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.stdlib import BUILTINS
 
 DEFAULT_MAX_DEPTH = 20_000
 

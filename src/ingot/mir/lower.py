@@ -37,11 +37,8 @@ from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
 BINOPS = {op.value: op for op in ir.BinOp}
 
-# Array methods implemented in BAML (bex/prelude.baml) rather than natively.
-PRELUDE_KEYS = frozenset(
-    f"array.{name}" for name, sig in B.ARRAY_METHODS.items()
-    if any(type(p).__name__ == "FuncT" for p in sig.params)
-)
+# Methods implemented in BAML (bex/prelude.baml) rather than natively: the registry's prelude rows.
+PRELUDE_KEYS = B.PRELUDE_KEYS
 
 
 PROMPT_PREFIX = "$prompt."

@@ -671,7 +671,12 @@ class Parser:
         t = self.tok
         if t.kind is T.PUNCT and t.text in ("-", "!", "~"):
             self.advance()
-            operand = self.parse_unary(no_class_lit)
+            if t.text == "!":
+                operand = self.parse_unary(no_class_lit)
+            else:
+                # The engine's `-` and `~` bind looser than `*`, `/` and `%`: `-a * b` is
+                # `-(a * b)` (it overflows where `(-a) * b` would not), `~1 * 2` is -3.
+                operand = self.parse_binary(BINARY_POWER["+"], no_class_lit)
             if t.text == "-" and isinstance(operand, (A.IntLit, A.FloatLit)) and \
                     operand.span.start_offset == t.end:
                 # Fold `-5` so that INT_MIN is writable as a literal.

@@ -1869,9 +1869,61 @@ function Rle(s: string) -> string {
   out
 }
 ''', "Rle", [{"s": "aaabccdddd"}, {"s": ""}, {"s": "é😀😀"}]),
+# ---------------------------------------------------------------- type namespaces
+"type_namespace_members": (r'''
+function Members(x: int, f: float, s: string, xs: int[], m: map<string, int>, t: bool) -> string[] {
+  let parsed = baml.Int.parse("3") + baml.Int.max_value() / 1000000000000;
+  let sizes = baml.Array.length(xs) + baml.Map.length(m) + baml.String.length(s);
+  let pushed = baml.Array.push(xs, x);
+  [
+    string.from(baml.Int.pow(x, 2)),
+    string.from(baml.Int.abs(x)),
+    string.from(parsed),
+    string.from(baml.Float.max(f, 1.0) + baml.Float.pi()),
+    string.from(baml.Float.floor(f)),
+    string.from(baml.String.split(s, "B")),
+    baml.String.slice(s, 1, 3),
+    string.from(sizes),
+    string.from(pushed),
+    string.from(baml.Int.cmp(x, 1)),
+    string.from(baml.Bool.cmp(t, false)),
+    baml.Bool.to_string(t),
+    string.from(baml.Map.has(m, "a")),
+    string.from(xs),
+  ]
+}
+''', "Members", [{"x": -7, "f": 2.5, "s": "aBc", "xs": [3, 1, 2], "m": {"a": 1}, "t": True},
+                {"x": 12, "f": -0.5, "s": "", "xs": [], "m": {}, "t": False}]),
+
+"type_namespace_errors": (r'''
+function Parse(s: string) -> int {
+  baml.Int.parse(s) catch (e) {
+    baml.errors.ParseError => -1,
+  }
+}
+''', "Parse", [{"s": "42"}, {"s": "4x"}, {"s": ""}]),
+# ---------------------------------------------------------------- unary precedence
+# `-` and `~` bind looser than `*`, `/`, `%` on the engine: `-a * b` is `-(a * b)`.
+"unary_minus_precedence": (r'''
+function Neg(b: int) -> int[] {
+  [-b * 3, -10 / 3 * 3, ~1 * 2, -b + 1 * 2, -(b + 3) % 2, -7 % 3 * 2, ~b % 4]
+}
+''', "Neg", [{"b": 5}, {"b": -4}, {"b": 0}]),
+
+"unary_minus_overflow": (r'''
+function Over(b: int) -> int {
+  -(b + 2305843009213693952) * 2
+}
+''', "Over", [{"b": 0}, {"b": -1}, {"b": 1}]),
 }
 
 INVALID = {
+# E0150: `-N * 1` negates the product, so `N` stands alone as a literal and is out of range
+"negated_product_literal": 'function F() -> int {\n  -4611686018427387904 * 1\n}',
+# E0005: optional trailing parameters are required through a type namespace
+"type_namespace_optional_arg": 'function F(s: string) -> string { baml.String.slice(s, 1) }',
+# E0003: lower-case type namespaces do not exist
+"type_namespace_lower_case": 'function F(x: int) -> int { baml.int.abs(x) }',
 # E0001 type mismatch
 "return_string_for_int": 'function F() -> int {\n  "x"\n}',
 "int_to_float_var": 'function F(x: int) -> float {\n  let f: float = x;\n  f\n}',

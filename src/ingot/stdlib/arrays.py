@@ -1,0 +1,301 @@
+"""`array.*`: BAML's array members, their symbolic models and registry rows.
+
+Verified on the engine:
+
+- `includes`/`index_of`/`last_index_of` use a fixed equality, not `==`:
+  numbers, strings, bools and null by value (`NaN` matches `NaN`, `0.0`
+  matches `-0.0`), enum values by identity, arrays, maps and instances by
+  *reference* (`[[1]].includes([1])` is false).
+- `int[].sum()` checks every running total (`IntegerOverflow`); `float[].sum()`
+  starts from `-0.0`, so `[].sum()` on a `float[]` is `-0.0`. An empty list
+  does not say its element type, so `array.sum` returns the `int` `0` for it;
+  the checker, which knows the element is `float`, calls `array.sum_float`.
+- `sort` only exists for arrays of one orderable type (`int`, `float`,
+  `string`, `bool`, or a class implementing `baml.ops.Compare`, sorted through
+  `sort_by`); floats sort by the total order (`NaN` last), stably.
+- `IndexOutOfBounds.index` is the index as written (`-5`, not `-4`).
+
+The higher-order members (`map`, `filter`, `sort_by`, ...) are prelude rows:
+written in BAML in `bex/prelude.baml`, so they run, raise and are tracked
+like user code.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from ingot.runtime.errors import panic, throw_error
+from ingot.runtime.ops import add, float_key
+from ingot.runtime.render import render_value
+from ingot.semantics.types import ANY, BOOL, FLOAT, INT, NULL, STRING, FuncT, ListT, optional
+from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
+from ingot.stdlib.spec import Rows, T, Tracker, U, sig
+from ingot.symbolic.expr import Expr, Op
+from ingot.symbolic.shadow import Shadow
+
+
+def _invalid(message: str) -> Exception:
+    return throw_error("InvalidArgument", message)
+
+
+
+# ======================================================================= array
+
+
+def _same(a: Any, b: Any) -> bool:
+    """The fixed equality of `includes`/`index_of`: values for scalars, else identity."""
+    if a is b:
+        return True
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is int or t is str or t is bool:
+        return a == b
+    if t is float:
+        return a == b or (a != a and b != b)
+    return False
+
+
+def array_length(xs: list[Any]) -> int:
+    return len(xs)
+
+
+def array_at(xs: list[Any], index: int) -> Any:
+    n = len(xs)
+    if index < 0:
+        index += n
+    return xs[index] if 0 <= index < n else None
+
+
+def array_get_index(xs: list[Any], index: int) -> Any:
+    """`xs[i]`: negative from the end; out of range panics with `i` as written."""
+    n = len(xs)
+    j = index + n if index < 0 else index
+    if 0 <= j < n:
+        return xs[j]
+    raise panic("IndexOutOfBounds", index=index, length=n)
+
+
+def array_set_index(xs: list[Any], index: int, value: Any) -> None:
+    """`xs[i] = v`: like `get_index`; never grows the array."""
+    n = len(xs)
+    j = index + n if index < 0 else index
+    if 0 <= j < n:
+        xs[j] = value
+        return
+    raise panic("IndexOutOfBounds", index=index, length=n)
+
+
+def array_push(xs: list[Any], item: Any) -> int:
+    xs.append(item)
+    return len(xs)
+
+
+def array_pop(xs: list[Any]) -> Any:
+    return xs.pop() if xs else None
+
+
+def array_concat(xs: list[Any], other: list[Any]) -> list[Any]:
+    return xs + other
+
+
+def array_slice(xs: list[Any], start: int, end: int) -> list[Any]:
+    return xs[start:end]
+
+
+def array_reverse(xs: list[Any]) -> list[Any]:
+    return xs[::-1]
+
+
+def array_sort(xs: list[Any]) -> list[Any]:
+    """Sort in place (stable, natural order; floats by the total order) and return `xs`."""
+    if len(xs) > 1:
+        if type(xs[0]) is float:
+            xs.sort(key=float_key)
+        else:
+            xs.sort()
+    return xs
+
+
+def array_includes(xs: list[Any], item: Any) -> bool:
+    return any(_same(x, item) for x in xs)
+
+
+def array_index_of(xs: list[Any], item: Any) -> int | None:
+    for i, x in enumerate(xs):
+        if _same(x, item):
+            return i
+    return None
+
+
+def array_last_index_of(xs: list[Any], item: Any) -> int | None:
+    for i in range(len(xs) - 1, -1, -1):
+        if _same(xs[i], item):
+            return i
+    return None
+
+
+def array_join(xs: list[Any], separator: str) -> str:
+    return separator.join([render_value(x) for x in xs])
+
+
+def _sum_float(xs: list[float]) -> float:
+    total = -0.0  # Rust's f64 `Sum` starts from -0.0
+    for x in xs:
+        total += x
+    return total
+
+
+def array_sum(xs: list[Any]) -> Any:
+    """`int[].sum()` (checked at every step) or `float[].sum()`, by the elements' type."""
+    if xs and type(xs[0]) is float:
+        return _sum_float(xs)
+    total = 0
+    for x in xs:
+        total = add(total, x)
+    return total
+
+
+def array_sum_float(xs: list[float]) -> float:
+    """`float[].sum()`, for a caller that knows the element type (`[]` sums to `-0.0`)."""
+    return _sum_float(xs)
+
+
+def array_mean(xs: list[float]) -> float:
+    if not xs:
+        raise _invalid("float[].mean: cannot take the mean of an empty array")
+    return _sum_float(xs) / len(xs)
+
+
+def _midpoint(a: float, b: float) -> float:
+    """Rust's `f64::midpoint`: the mean of two floats without intermediate overflow."""
+    lo = sys.float_info.min * 2.0
+    hi = sys.float_info.max / 2.0
+    abs_a, abs_b = abs(a), abs(b)
+    if abs_a <= hi and abs_b <= hi:
+        return (a + b) / 2.0
+    if abs_a < lo:
+        return a + b / 2.0
+    if abs_b < lo:
+        return a / 2.0 + b
+    return a / 2.0 + b / 2.0
+
+
+def array_median(xs: list[float]) -> float:
+    if not xs:
+        raise _invalid("float[].median: cannot take the median of an empty array")
+    ys = sorted(xs, key=float_key)
+    n = len(ys)
+    if n % 2:
+        return ys[n // 2]
+    return _midpoint(ys[n // 2 - 1], ys[n // 2])
+
+
+def array_remove_at(xs: list[Any], index: int) -> Any:
+    n = len(xs)
+    if index < 0:
+        index += n
+    return xs.pop(index) if 0 <= index < n else None
+
+
+def array_unshift(xs: list[Any], item: Any) -> int:
+    xs.insert(0, item)
+    return len(xs)
+
+
+def array_insert(xs: list[Any], item: Any, idx: int) -> int:
+    """Insert `item` before position `idx` in `[-length, length]`; returns the new length."""
+    n = len(xs)
+    if not -n <= idx <= n:
+        raise _invalid(f"array.insert: idx ({idx}) is out of range for length {n}")
+    xs.insert(idx + n if idx < 0 else idx, item)
+    return len(xs)
+
+
+def array_clear(xs: list[Any]) -> None:
+    xs.clear()
+
+
+def array_shift(xs: list[Any]) -> Any:
+    return xs.pop(0) if xs else None
+
+
+def array_splice(xs: list[Any], start: int, count: int, replace: list[Any]) -> None:
+    n = len(xs)
+    if not -n <= start <= n:
+        raise _invalid(f"array.splice: start ({start}) is out of range for length {n}")
+    if count < 0:
+        raise _invalid(f"array.splice: count ({count}) is negative")
+    if start < 0:
+        start += n
+    xs[start : start + count] = list(replace)
+
+
+# ====================================================================== models
+
+
+def _array_length(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+                  shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    return fn(*args), t.hget(args[0], "$len")
+
+
+def _array_push(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+                shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    xs = args[0]
+    index = len(xs)
+    n = t.hget(xs, "$len")
+    result = fn(*args)
+    t.hset(xs, index, shadows[1])
+    if isinstance(n, Expr):
+        grown = t.x.arith(Op.ADD, n, t.x.const(1))
+        t.hset(xs, "$len", grown)
+        return result, grown
+    return result, None
+
+
+# ======================================================================== rows
+
+rows = Rows("array")
+rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int")
+rows.method("at", array_at, sig(INT, ret=optional(T)))
+rows.internal("get_index", array_get_index)
+rows.internal("set_index", array_set_index, mutates=True)
+rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}); {target} = len({0})", result="int")
+rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True)
+rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)))
+rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1))
+rows.method("reverse", array_reverse, sig(ret=ListT(T)))
+rows.method("sort", array_sort, sig(ret=ListT(T)), mutates=True)
+rows.method("includes", array_includes, sig(T, ret=BOOL))
+rows.method("index_of", array_index_of, sig(T, ret=optional(INT)))
+rows.method("last_index_of", array_last_index_of, sig(T, ret=optional(INT)))
+rows.method("join", array_join, sig(STRING, ret=STRING))
+rows.method("sum", array_sum, sig(ret=T))
+rows.internal("sum_float", array_sum_float)
+rows.method("mean", array_mean, sig(ret=FLOAT))
+rows.method("median", array_median, sig(ret=FLOAT))
+rows.method("remove_at", array_remove_at, sig(INT, ret=T), mutates=True)
+rows.method("unshift", array_unshift, sig(T, ret=INT), mutates=True)
+rows.method("insert", array_insert, sig(T, INT, ret=INT), mutates=True)
+rows.method("clear", array_clear, sig(ret=NULL), mutates=True)
+rows.method("shift", array_shift, sig(ret=optional(T)), mutates=True)
+rows.method("splice", array_splice, sig(INT, INT, ListT(T), ret=ListT(T), min_args=2), mutates=True)
+rows.method("to_string", render_value, sig(ret=STRING))
+rows.prelude("map", sig(FuncT((T,), U), ret=ListT(U)))
+rows.prelude("filter", sig(FuncT((T,), BOOL), ret=ListT(T)))
+rows.prelude("reduce", sig(FuncT((U, T), U), U, ret=U))
+rows.prelude("some", sig(FuncT((T,), BOOL), ret=BOOL))
+rows.prelude("every", sig(FuncT((T,), BOOL), ret=BOOL))
+rows.prelude("find", sig(FuncT((T,), BOOL), ret=optional(T)))
+rows.prelude("find_index", sig(FuncT((T,), BOOL), ret=optional(INT)))
+rows.prelude("find_last", sig(FuncT((T,), BOOL), ret=optional(T)))
+rows.prelude("find_last_index", sig(FuncT((T,), BOOL), ret=optional(INT)))
+rows.prelude("for_each", sig(FuncT((T,), ANY), ret=NULL))
+rows.prelude("flat_map", sig(FuncT((T,), ListT(U)), ret=ListT(U)))
+rows.prelude("filter_map", sig(FuncT((T,), optional(U)), ret=ListT(U)))
+rows.prelude("sort_by", sig(FuncT((T, T), ORDERING_TYPE), ret=ListT(T)))
+rows.prelude("sort_by_key", sig(FuncT((T,), U), ret=ListT(T)))
+
+SPECS = tuple(rows.specs)

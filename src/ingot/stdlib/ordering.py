@@ -1,0 +1,98 @@
+"""`min`/`max`/`clamp`/`cmp` (shared by every ordered type) and `bool.*` rows.
+
+`baml.ops.Compare` semantics: ties keep the receiver, `NaN` is the greatest
+float, `clamp(lo, hi)` is `min(hi).max(lo)` (so `lo > hi` gives `lo`), and
+`cmp` returns a `baml.ops.Ordering` variant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ingot.runtime.ops import eq, lt
+from ingot.runtime.values import ORDERING, Variant
+from ingot.semantics.types import BOOL, STRING
+from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
+from ingot.stdlib.spec import Model, Rows, Tracker, sig
+from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.shadow import Shadow
+
+# ============================================================ min / max / clamp
+
+
+def cmp_min(a: Any, b: Any) -> Any:
+    """`a.min(b)` of `baml.ops.Compare`: ties keep `a`."""
+    return b if lt(b, a) else a
+
+
+def cmp_max(a: Any, b: Any) -> Any:
+    """`a.max(b)`: ties keep `a`; `NaN` is the greatest float."""
+    return b if lt(a, b) else a
+
+
+def cmp_clamp(a: Any, lo: Any, hi: Any) -> Any:
+    """`a.clamp(lo, hi)` = `a.min(hi).max(lo)`, so `lo > hi` gives `lo`."""
+    return cmp_max(cmp_min(a, hi), lo)
+
+
+def cmp(a: Any, b: Any) -> Variant:
+    """`a.cmp(b)` -> baml.ops.Ordering (floats in the total order: NaN above everything)."""
+    if lt(a, b):
+        return ORDERING.variants[0]
+    if eq(a, b):
+        return ORDERING.variants[1]
+    return ORDERING.variants[2]
+
+
+def bool_to_string(b: bool) -> str:
+    return "true" if b else "false"
+
+
+# ====================================================================== models
+# For numbers only: ints are Z3 Ints and floats Reals, ordered as the run orders them
+# (NaN is not modelled, as for every float; replay catches the rare model it would break).
+
+
+def _numeric(build: Callable[..., Expr]) -> Model:
+    def model(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+              shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        result = fn(*args)
+        if all(s is None for s in shadows):
+            return result, None
+        operands = [t.lift(s, a) for s, a in zip(shadows, args)]
+        if any(e is None or e.sort not in (Sort.INT, Sort.FLOAT) for e in operands):
+            for s, a in zip(shadows, args):
+                t.concretize(frame, s, a)
+            return result, None
+        return result, build(t.x, *operands)
+    return model
+
+
+def _min(x: Interner, a: Expr, b: Expr) -> Expr:
+    return x.ite(x.lt(b, a), b, a)  # ties keep the receiver, as `cmp_min` does
+
+
+def _max(x: Interner, a: Expr, b: Expr) -> Expr:
+    return x.ite(x.lt(a, b), b, a)
+
+
+def _clamp(x: Interner, a: Expr, lo: Expr, hi: Expr) -> Expr:
+    return _max(x, _min(x, a, hi), lo)
+
+
+MIN_MODEL, MAX_MODEL, CLAMP_MODEL = _numeric(_min), _numeric(_max), _numeric(_clamp)
+
+
+
+
+# ======================================================================== rows
+
+rows = Rows("bool")
+rows.method("cmp", cmp, sig(BOOL, ret=ORDERING_TYPE))
+rows.method("to_string", bool_to_string, sig(ret=STRING))
+rows.method("min", cmp_min, sig(BOOL, ret=BOOL))
+rows.method("max", cmp_max, sig(BOOL, ret=BOOL))
+rows.method("clamp", cmp_clamp, sig(BOOL, BOOL, ret=BOOL))
+
+SPECS = tuple(rows.specs)
