@@ -190,7 +190,9 @@ def prompt_command(file: Path, function: str, args_text: str, text_only: bool) -
     except BamlRaise as e:
         _fail(BamlError(e.value, e.trace).format_trace())
     if text_only:
-        click.echo(prompt)
+        from ingot.llm.prompt import readable
+
+        click.echo(readable(prompt))
         return
     spec = view.client_of(function)
     try:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from ingot.llm.clients import Provider, credential_sources, resolve_credential
 from ingot.llm.errors import LlmFailure
+from ingot.llm.prompt import Message, prompt_messages
 
 REPAIR_PROMPT = "The reply did not match the required schema. Answer again with only the corrected value."
 
@@ -49,6 +50,11 @@ class Conversation:
     prompt: str
     turns: list[tuple[str, str]] = field(default_factory=list)
 
+    @property
+    def messages(self) -> list[Message]:
+        """The prompt's chat messages (split at its `role(...)` markers)."""
+        return prompt_messages(self.prompt)
+
 
 def build_request(provider: Provider, options: dict[str, Any], conv: Conversation,
                   preview: bool = False) -> HttpRequest:
@@ -62,9 +68,7 @@ def build_request(provider: Provider, options: dict[str, Any], conv: Conversatio
 def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
     base = _base_url(p, o)
     model = o.get("model", p.default_model)
-    parts = [{"type": "text", "text": conv.prompt}] if conv.prompt else []
-    content: Any = conv.prompt if p.collapse_text else parts
-    messages: list[dict[str, Any]] = [{"role": "system", "content": content}]
+    messages = _chat_prompt(conv.messages, p.collapse_text)
     for role, text in conv.turns:
         if role == "assistant" and not text.strip():
             continue  # the engine drops empty assistant turns
@@ -88,6 +92,23 @@ def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: b
     query.update({str(k): str(v) for k, v in (o.get("query_params") or {}).items()})
     url = base + "/chat/completions" + _query(query)
     return HttpRequest("POST", url, _headers(p, o, preview), _dumps(body))
+
+
+def _chat_prompt(prompt: list[Message], collapse: bool) -> list[dict[str, Any]]:
+    """`chat_lower_prompt`: `tool` becomes `user`, adjacent messages of one role merge."""
+    merged: list[tuple[str, list[str]]] = []
+    for m in prompt:
+        role = "user" if m.role == "tool" else m.role
+        texts = [m.text] if m.text else []
+        if merged and merged[-1][0] == role:
+            merged[-1][1].extend(texts)
+        else:
+            merged.append((role, texts))
+    out: list[dict[str, Any]] = []
+    for role, texts in merged:
+        content: Any = "".join(texts) if collapse else [{"type": "text", "text": t} for t in texts]
+        out.append({"role": role, "content": content})
+    return out
 
 
 def _base_url(p: Provider, o: dict[str, Any]) -> str:
@@ -150,8 +171,11 @@ def _headers(p: Provider, o: dict[str, Any], preview: bool) -> dict[str, str]:
 
 # -- Responses API ------------------------------------------------------------------------------------
 def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
-    items: list[dict[str, Any]] = [{"role": "system", "content": [{"type": "input_text", "text": conv.prompt}]
-                                    if conv.prompt else []}]
+    items: list[dict[str, Any]] = []
+    for m in conv.messages:
+        kind = "output_text" if m.role == "assistant" else "input_text"
+        items.append({"role": "user" if m.role in ("", "tool") else m.role,
+                      "content": [{"type": kind, "text": m.text}] if m.text else []})
     for role, text in conv.turns:
         if role == "assistant":
             if text.strip():

@@ -16,6 +16,11 @@ from typing import Any
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
+# `${role("user")}` in a prompt renders as ROLE_OPEN + "user" + ROLE_CLOSE; the LLM
+# client splits the rendered prompt into chat messages at these markers.
+ROLE_OPEN = "\x00role:"
+ROLE_CLOSE = "\x00"
+
 
 @dataclass(frozen=True, slots=True)
 class EnvRef:
