@@ -1,16 +1,22 @@
-"""A local OpenAI-compatible server for tests: records requests, answers canned replies.
+"""A local model server for tests: records requests, answers canned replies.
 
 It listens on 127.0.0.1 on a free port. Each request takes the next queued
 reply; a reply is
 
-- `{"text": "..."}`: a model reply, wrapped in a Chat Completions envelope
-  (or a Responses API one when the request went to `/responses`);
+- `{"text": "...", "stop": "..."?}`: a model reply in the envelope of the API
+  the request's path names: Chat Completions (`/chat/completions`), Responses
+  (`/responses`), Anthropic Messages (`/v1/messages`, Vertex `:rawPredict`),
+  Gemini (`:generateContent`) or Bedrock Converse (`/converse`); `stop` is that
+  API's stop/finish reason;
 - `{"json": {...}}`: that envelope verbatim (status 200);
 - `{"status": 500, "body": "..." or {...}, "headers": {...}}`: an HTTP error.
 
 Any reply may carry `"delay": seconds` to answer late (for timeouts).
 
-With no reply queued it answers `{"text": ""}`.
+With no reply queued it answers `{"text": ""}`. `POST /token` is an OAuth2
+token endpoint (for service-account credentials whose `token_uri` points
+here): it answers `TOKEN` without taking a queued reply and records the
+request in `token_requests`.
 """
 
 from __future__ import annotations
@@ -33,6 +39,42 @@ def chat_envelope(text: Any, finish_reason: str = "stop") -> dict[str, Any]:
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
 
 
+TOKEN = "ya29.local-test-token"
+
+
+def anthropic_envelope(text: str, stop: str = "end_turn") -> dict[str, Any]:
+    return {"id": "msg_1", "type": "message", "role": "assistant", "model": "mock",
+            "content": [{"type": "text", "text": text}], "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1}}
+
+
+def gemini_envelope(text: str, stop: str = "STOP") -> dict[str, Any]:
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": stop,
+                            "index": 0}],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+            "modelVersion": "mock", "responseId": "r1"}
+
+
+def bedrock_envelope(text: str, stop: str = "end_turn") -> dict[str, Any]:
+    return {"output": {"message": {"role": "assistant", "content": [{"text": text}]}}, "stopReason": stop,
+            "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}}
+
+
+def envelope(path: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """A model reply in the envelope of the API `path` belongs to."""
+    text, stop = reply["text"], reply.get("stop") or reply.get("finish_reason")
+    route = path.split("?", 1)[0]
+    if route.endswith("/v1/messages") or route.endswith(":rawPredict"):
+        return anthropic_envelope(text, stop or "end_turn")
+    if route.endswith(":generateContent"):
+        return gemini_envelope(text, stop or "STOP")
+    if route.endswith("/converse"):
+        return bedrock_envelope(text, stop or "end_turn")
+    if route.endswith("/responses"):
+        return responses_envelope(text)
+    return chat_envelope(text, stop or "stop")
+
+
 def responses_envelope(text: str) -> dict[str, Any]:
     return {"id": "resp-1", "object": "response", "status": "completed", "model": "mock",
             "output": [{"type": "message", "id": "msg-1", "role": "assistant", "status": "completed",
@@ -43,6 +85,7 @@ def responses_envelope(text: str) -> dict[str, Any]:
 class MockLLMServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.token_requests: list[dict[str, Any]] = []
         self.replies: deque[dict[str, Any]] = deque()
         server = self
 
@@ -58,10 +101,18 @@ class MockLLMServer:
                 except ValueError:
                     body = raw
                 headers = {k.lower(): v for k, v in self.headers.items() if k.lower() not in TRANSPORT_HEADERS}
+                if self.path == "/token":
+                    server.token_requests.append({"headers": headers, "body": raw})
+                    self._send(200, json.dumps({"access_token": TOKEN, "expires_in": 3600,
+                                                "token_type": "Bearer"}), {})
+                    return
                 server.requests.append({"path": self.path, "headers": headers, "body": body})
                 status, payload, extra, delay = server._answer(self.path)
                 if delay:
                     time.sleep(delay)
+                self._send(status, payload, extra)
+
+            def _send(self, status: int, payload: str, extra: dict[str, str]) -> None:
                 data = payload.encode("utf-8")
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -86,17 +137,20 @@ class MockLLMServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
     def reset(self, replies: list[dict[str, Any]] | None = None) -> None:
         self.requests.clear()
+        self.token_requests.clear()
         self.replies = deque(replies or [])
 
     def _answer(self, path: str) -> tuple[int, str, dict[str, str], float]:
         reply = self.replies.popleft() if self.replies else {"text": ""}
         delay = float(reply.get("delay", 0))
         if "text" in reply:
-            env = responses_envelope(reply["text"]) if "/responses" in path else \
-                chat_envelope(reply["text"], reply.get("finish_reason", "stop"))
-            return 200, json.dumps(env), {}, delay
+            return 200, json.dumps(envelope(path, reply)), {}, delay
         if "json" in reply:
             return 200, json.dumps(reply["json"]), {}, delay
         body = reply.get("body", "")

@@ -52,7 +52,7 @@ class HttpModel:
         if self.on_request is not None:
             self.on_request(req)
         status, text = self.transport.send(req, self.provider.tag)
-        return parse_response(self.provider, status, text)
+        return parse_response(self.provider, status, text, self.options)
 
 
 class RetryModel:

@@ -59,6 +59,18 @@ class Conversation:
 def build_request(provider: Provider, options: dict[str, Any], conv: Conversation,
                   preview: bool = False) -> HttpRequest:
     """The request `provider` sends; `preview` leaves the credential out (nothing is sent)."""
+    if provider.api == "anthropic":
+        from ingot.llm import anthropic
+
+        return anthropic.build(provider, options, conv, preview)
+    if provider.api in ("gemini", "vertex"):
+        from ingot.llm import google
+
+        return google.build(provider, options, conv, preview)
+    if provider.api == "bedrock":
+        from ingot.llm import bedrock
+
+        return bedrock.build(provider, options, conv, preview)
     if provider.api == "responses":
         return _responses_request(provider, options, conv, preview)
     return _chat_request(provider, options, conv, preview)
@@ -147,20 +159,29 @@ def _azure_base(o: dict[str, Any], explicit: str | None) -> str:
                  "AZURE_OPENAI_ENDPOINT environment variable, or base_url instead of deployment_id")
 
 
+def header_overrides(o: dict[str, Any]) -> dict[str, str]:
+    """The client's `headers` option, names lowercased."""
+    return {str(name).lower(): str(value) for name, value in (o.get("headers") or {}).items()}
+
+
+def resolve_key(p: Provider, o: dict[str, Any]) -> str:
+    """The API key (`api_key`, else the provider's variable), or the engine's InvalidRequest."""
+    key = resolve_credential(o.get("api_key"), p.key_env)
+    if key is None:
+        if p.api == "chat":
+            detail = f"{p.tag} needs an API key: pass api_key, or set {p.key_env}"
+        else:
+            detail = (f"{p.tag} needs an API key: pass api_key (a literal or env.NAME), or set one of the variables "
+                      "it consulted \u2014 " + credential_sources(o.get("api_key"), p.key_env))
+        raise LlmFailure("InvalidRequest", provider=p.tag, status_code=None, detail=detail, raw_body=None)
+    return key
+
+
 def _headers(p: Provider, o: dict[str, Any], preview: bool) -> dict[str, str]:
-    headers = {"content-type": "application/json"}
-    for name, value in (o.get("headers") or {}).items():
-        headers[str(name).lower()] = str(value)
+    headers = {"content-type": "application/json", **header_overrides(o)}
     if preview:
         return headers
-    key = resolve_credential(o.get("api_key"), p.key_env)
-    if key is None and p.key_required:
-        if p.api == "responses":
-            detail = ("openai needs an API key: pass api_key (a literal or env.NAME), or set one of the variables "
-                      "it consulted \u2014 " + credential_sources(o.get("api_key"), p.key_env))
-        else:
-            detail = f"{p.tag} needs an API key: pass api_key, or set {p.key_env}"
-        raise LlmFailure("InvalidRequest", provider=p.tag, status_code=None, detail=detail, raw_body=None)
+    key = resolve_key(p, o) if p.key_required else resolve_credential(o.get("api_key"), p.key_env)
     if key is not None:
         if p.auth_header == "api-key":
             headers["api-key"] = key
@@ -203,8 +224,20 @@ def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, previ
 
 
 # -- replies -----------------------------------------------------------------------------------------
-def parse_response(provider: Provider, status: int, text: str) -> Turn:
+def parse_response(provider: Provider, status: int, text: str, options: dict[str, Any] | None = None) -> Turn:
     """A 2xx reply as a `Turn`; raises `LlmFailure` for an envelope the engine rejects."""
+    if provider.api == "anthropic":
+        from ingot.llm import anthropic
+
+        return anthropic.parse(provider.tag, status, text)
+    if provider.api in ("gemini", "vertex"):
+        from ingot.llm import google
+
+        return google.parse(provider.tag, status, text, google.is_claude(provider, options or {}))
+    if provider.api == "bedrock":
+        from ingot.llm import bedrock
+
+        return bedrock.parse(provider.tag, status, text)
     try:
         data = json.loads(text)
     except ValueError as e:
@@ -309,6 +342,16 @@ def retry_after_ms(headers: dict[str, str]) -> int | None:
 
 
 # -- helpers --------------------------------------------------------------------------------------------
+def merge_body(body: dict[str, Any], overrides: Any) -> Any:
+    """`ai.wire.merge_request_body`: the client's `request_body` deep-merged over `body`."""
+    return body if overrides is None else _merge(body, overrides)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as the engine writes bodies."""
+    return _dumps(value)
+
+
 def _merge(base: Any, patch: Any) -> Any:
     """The engine's deep merge: objects merge key by key, `null` deletes, anything else replaces."""
     if not isinstance(patch, dict):
