@@ -11,6 +11,10 @@ reply; a reply is
 - `{"json": {...}}`: that envelope verbatim (status 200);
 - `{"status": 500, "body": "..." or {...}, "headers": {...}}`: an HTTP error.
 
+- `{"stream": ["chunk", ...], "stop": "..."?, "cut": true?}`: a streamed model reply as the
+  server-sent events of the request's API (`cut` ends the stream before its end event);
+- `{"sse": "raw event-stream text"}`: those bytes as `text/event-stream`.
+
 Any reply may carry `"delay": seconds` to answer late (for timeouts).
 
 With no reply queued it answers `{"text": ""}`. `POST /token` is an OAuth2
@@ -75,6 +79,51 @@ def envelope(path: str, reply: dict[str, Any]) -> dict[str, Any]:
     return chat_envelope(text, stop or "stop")
 
 
+def sse_events(path: str, chunks: list[str], stop: str | None, cut: bool) -> str:
+    """A streamed reply as the event stream of the API `path` belongs to."""
+    route = path.split("?", 1)[0]
+    events: list[tuple[str | None, Any]] = []
+    if route.endswith("/v1/messages") or route.endswith(":streamRawPredict"):
+        events.append(("message_start", {"type": "message_start", "message": {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": "mock", "content": [],
+            "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 0}}}))
+        events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                               "content_block": {"type": "text", "text": ""}}))
+        events += [("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                            "delta": {"type": "text_delta", "text": c}}) for c in chunks]
+        tail = [("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop or "end_turn"},
+                                   "usage": {"output_tokens": len(chunks)}}),
+                ("message_stop", {"type": "message_stop"})]
+    elif route.endswith(":streamGenerateContent"):
+        events += [(None, {"candidates": [{"content": {"role": "model", "parts": [{"text": c}]}, "index": 0}]})
+                   for c in chunks]
+        tail = [(None, {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]},
+                                        "finishReason": stop or "STOP", "index": 0}],
+                        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2}})]
+    elif route.endswith("/responses"):
+        events.append(("response.created", {"type": "response.created", "response": {
+            "id": "resp-1", "object": "response", "status": "in_progress", "model": "mock", "output": []}}))
+        events += [("response.output_text.delta", {"type": "response.output_text.delta", "item_id": "msg-1",
+                                                   "output_index": 0, "content_index": 0, "delta": c})
+                   for c in chunks]
+        done = responses_envelope("".join(chunks))
+        tail = [("response.completed", {"type": "response.completed", "response": done})]
+    else:
+        events += [(None, {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "mock",
+                           "choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]})
+                   for c in chunks]
+        tail = [(None, {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "mock",
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": stop or "stop"}]}), (None, "[DONE]")]
+    if not cut:
+        events += tail
+    out = ""
+    for name, data in events:
+        out += (f"event: {name}\n" if name else "") + "data: " + (data if isinstance(data, str) else
+                                                                 json.dumps(data)) + "\n\n"
+    return out
+
+
 def responses_envelope(text: str) -> dict[str, Any]:
     return {"id": "resp-1", "object": "response", "status": "completed", "model": "mock",
             "output": [{"type": "message", "id": "msg-1", "role": "assistant", "status": "completed",
@@ -83,7 +132,9 @@ def responses_envelope(text: str) -> dict[str, Any]:
 
 
 class MockLLMServer:
-    def __init__(self) -> None:
+    def __init__(self, pace: float = 0.0) -> None:
+        """`pace`: seconds between the events of a streamed reply (so a client reads them one at a time)."""
+        self.pace = pace
         self.requests: list[dict[str, Any]] = []
         self.token_requests: list[dict[str, Any]] = []
         self.replies: deque[dict[str, Any]] = deque()
@@ -110,12 +161,29 @@ class MockLLMServer:
                 status, payload, extra, delay = server._answer(self.path)
                 if delay:
                     time.sleep(delay)
-                self._send(status, payload, extra)
+                if extra.get("content-type") == "text/event-stream" and server.pace:
+                    self._send_paced(status, payload, extra)
+                else:
+                    self._send(status, payload, extra)
+
+            def _send_paced(self, status: int, payload: str, extra: dict[str, str]) -> None:
+                self.send_response(status)
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.send_header("connection", "close")
+                self.end_headers()
+                for event in payload.split("\n\n"):
+                    if event:
+                        self.wfile.write((event + "\n\n").encode("utf-8"))
+                        self.wfile.flush()
+                        time.sleep(server.pace)
+                self.close_connection = True
 
             def _send(self, status: int, payload: str, extra: dict[str, str]) -> None:
                 data = payload.encode("utf-8")
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                if "content-type" not in extra:
+                    self.send_header("content-type", "application/json")
                 for name, value in extra.items():
                     self.send_header(name, value)
                 self.send_header("content-length", str(len(data)))
@@ -153,6 +221,10 @@ class MockLLMServer:
             return 200, json.dumps(envelope(path, reply)), {}, delay
         if "json" in reply:
             return 200, json.dumps(reply["json"]), {}, delay
+        if "stream" in reply or "sse" in reply:
+            text = reply["sse"] if "sse" in reply else sse_events(path, reply["stream"], reply.get("stop"),
+                                                                  bool(reply.get("cut")))
+            return 200, text, {"content-type": "text/event-stream"}, delay
         body = reply.get("body", "")
         return int(reply.get("status", 200)), body if isinstance(body, str) else json.dumps(body), \
             dict(reply.get("headers", {})), delay

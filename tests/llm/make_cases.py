@@ -379,6 +379,23 @@ class env_vars:
                 os.environ[k] = v
 
 
+def run_stream(rt: Any, case: dict[str, Any], partials: list[Any], pydantic: Any) -> Any:
+    """The engine's streaming entry for `case`: each partial it yields is appended to `partials`; returns
+    the final value (or raises what the stream raised)."""
+    from baml_bridge import encode_call_args, new_function_call
+    from baml_bridge._stream import _decode_stream_result
+
+    call = encode_call_args(case["args"], new_function_call(), function_name=f"user.{case['function']}@stream")
+    stream = _decode_stream_result(rt.call_function_sync(call, stream=True))
+    while True:
+        item = stream.next()
+        if stream._done(item):
+            break
+        if item is not None:
+            partials.append(plain(item, pydantic))
+    return plain(stream.final(), pydantic)
+
+
 def source_is_provider(source: str) -> bool:
     return any(source == s for s, _ in PROVIDER_PROGRAMS.values())
 
@@ -399,8 +416,12 @@ def run_engine(source: str, cases: list[dict[str, Any]], server: MockLLMServer) 
             try:
                 env = case.get("env", {})
                 with env_vars(expand_env(env, server.port, scratch) if source_is_provider(source) else env):
-                    result["expect"] = plain(b.call_function_sync(rt, case["function"], case["args"]).result(),
-                                             pydantic)
+                    if case.get("stream"):
+                        result["partials"] = []
+                        result["expect"] = run_stream(rt, case, result["partials"], pydantic)
+                    else:
+                        result["expect"] = plain(b.call_function_sync(rt, case["function"], case["args"]).result(),
+                                                 pydantic)
             except BaseException as e:  # the bridge raises BaseException subclasses
                 value = getattr(e, "value", None)
                 result["error"] = {"class": getattr(e, "class_name", None) or type(e).__name__,
@@ -532,7 +553,7 @@ def run_sap(inputs: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
 
 def main() -> None:
     CASES.mkdir(exist_ok=True)
-    server = MockLLMServer()
+    server = MockLLMServer(pace=0.15)  # streamed events arrive one at a time
     only = set(sys.argv[1:])
     try:
         for name, (source, cases) in PROGRAMS.items():

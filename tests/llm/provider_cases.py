@@ -254,3 +254,65 @@ def token_claims(form: str) -> dict[str, Any]:
 
     body = {k: v for k, v in part(claims).items() if k not in ("iat", "exp")}
     return {"form": sorted(fields), "grant_type": fields.get("grant_type"), "header": part(header), "claims": body}
+
+
+# -- streaming ---------------------------------------------------------------------------------------------
+# Cases with `"stream": true` run the function's streaming entry (`F@stream` on the engine,
+# `Program.stream` on ingot): `partials` are the values in the order they were yielded.
+STREAM_CLIENTS = """\
+client Chat = openai.ChatClient.new(model = "gpt-4o-mini", api_key = "sk-test", base_url = env.LLM_MOCK_URL);
+client Resp = openai.ResponsesClient.new(model = "gpt-4.1", api_key = "sk-test", base_url = env.LLM_MOCK_URL);
+client Claude = anthropic.Client.new(model = "claude-sonnet-4-5", api_key = "sk-ant-test", base_url = env.LLM_MOCK_ROOT);
+client Gem = google.GeminiClient.new(model = "gemini-2.5-flash", api_key = "g-test", base_url = env.LLM_MOCK_URL);
+"""
+STREAM_DECLS = """\
+enum Mood {
+  HAPPY
+  SAD
+}
+class Profile {
+  name string
+  age int
+  nick string?
+  tags string[]
+}
+class Board {
+  people Profile[]
+  note string
+  mood Mood
+}
+"""
+STREAM_PROFILE = ['Here: {"na', 'me": "An', 'n", "age": 3', '1, "tags": ["a', '", "b"], "ni', 'ck": "Jo', '"}']
+STREAM_BOARD = ['{"people": [{"name": "A", "age": 1', ', "tags": []}, {"name": "B', '"}], "note": "hi', ' there", "mo',
+                'od": "SA', 'D"}']
+STREAM_FUNCTIONS = "".join(
+    fn(f"{kind}{api}", "q: string", ret, "${role(\"system\")}Answer briefly.${role(\"user\")}" + prompt, api)
+    for api in ("Chat", "Resp", "Claude", "Gem")
+    for kind, ret, prompt in (("Profile", "Profile", "Who is ${q}? ${ctx.output_format()}"),
+                              ("Board", "Board", "Describe ${q}. ${ctx.output_format()}"),
+                              ("Say", "string", "Say ${q}."),
+                              ("Nums", "int[]", "List ${q}. ${ctx.output_format()}"),
+                              ("Feel", "Mood", "How is ${q}? ${ctx.output_format()}")))
+
+
+def _stream_cases(api: str) -> list[dict[str, Any]]:
+    def case(kind: str, q: str, **reply: Any) -> dict[str, Any]:
+        return {"function": f"{kind}{api}", "args": {"q": q}, "replies": [reply], "stream": True}
+
+    return [case("Profile", "Ann", stream=STREAM_PROFILE), case("Board", "the room", stream=STREAM_BOARD),
+            case("Say", "hello", stream=["Hel", "lo, wor", "ld!"]), case("Nums", "three", stream=["[1", ", 2", ", 33]"]),
+            case("Feel", "Bo", stream=["HA", "PPY"]),
+            case("Profile", "cut", stream=['{"name": "Ann", "age": 3', '1, "tags": []'], cut=True),
+            case("Say", "long", stream=["Once upon", " a time"], stop="length" if api == "Chat" else
+                 {"Resp": None, "Claude": "max_tokens", "Gem": "MAX_TOKENS"}[api]),
+            {**case("Say", "429", status=429, body="slow down", headers={"retry-after": "1"}),
+             **({"gap": CHAT_STREAM_ERROR_NOTE} if api == "Chat" else {})}]
+
+
+# The engine's Chat client reports a stream that failed to open with `raw_body` cut out of its
+# transport error's text (`slow down" }` for a body `slow down`); ingot reports the body.
+CHAT_STREAM_ERROR_NOTE = "the engine's Chat stream quotes the error body from its transport error's text"
+
+
+PROGRAMS["streaming"] = (STREAM_CLIENTS + STREAM_DECLS + STREAM_FUNCTIONS,
+                         [c for api in ("Chat", "Resp", "Claude", "Gem") for c in _stream_cases(api)])

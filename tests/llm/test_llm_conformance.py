@@ -55,14 +55,24 @@ def run_case(name: str, case: dict[str, Any], server: Any, set_env: Any,
         assert scratch is not None
         env = expand_env(env, server.port, scratch)
     set_env(env)
+    partials: list[Any] = []
     try:
-        outcome: dict[str, Any] = {"expect": to_python(program.call(case["function"], **case["args"]))}
+        if case.get("stream"):
+            stream = program.stream(case["function"], case["args"])
+            partials.extend(stream)
+            outcome: dict[str, Any] = {"expect": stream.final()}
+        else:
+            outcome = {"expect": to_python(program.call(case["function"], **case["args"]))}
     except ingot.BamlError as e:
         outcome = {"error": {"class": e.qualified_kind, "fields": to_python(e.value)}}
+    if case.get("stream"):
+        outcome["partials"] = partials
     return [dict(r) for r in server.requests], outcome
 
 
 def _outcome_mismatch(case: dict[str, Any], got: dict[str, Any]) -> str | None:
+    if "partials" in case and got.get("partials") != case["partials"]:
+        return f"engine streamed {case['partials']!r}, ingot streamed {got.get('partials')!r}"
     if "expect" in case:
         if "expect" not in got:
             return f"engine returned {case['expect']!r}, ingot raised {got['error']}"

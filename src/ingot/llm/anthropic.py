@@ -32,7 +32,7 @@ VERTEX_VERSION = "vertex-2023-10-16"
 
 
 def messages_body(o: dict[str, Any], conv: Conversation, tag: str, *, model: str, max_tokens: int,
-                  extra_thinking: bool = True) -> dict[str, Any]:
+                  extra_thinking: bool = True, stream: bool = False) -> dict[str, Any]:
     """The Messages request body (before `request_body` is merged)."""
     system: list[dict[str, Any]] = []
     lowered: list[tuple[str, list[dict[str, Any]]]] = []
@@ -64,7 +64,7 @@ def messages_body(o: dict[str, Any], conv: Conversation, tag: str, *, model: str
     body = {"model": model, "max_tokens": max_tokens, "system": None if promote or not system else system,
             "messages": messages, "temperature": o.get("temperature"), "top_p": o.get("top_p"),
             "top_k": o.get("top_k"), "stop_sequences": o.get("stop_sequences"),
-            "thinking": o.get("thinking") if extra_thinking else None}
+            "thinking": o.get("thinking") if extra_thinking else None, "stream": True if stream else None}
     return drop_nulls(body, verbatim=("input", "input_schema", "cache_control"))
 
 
@@ -72,9 +72,10 @@ def _blocks(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}] if text.strip() else []
 
 
-def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool, stream: bool = False) -> HttpRequest:
     model = o.get("model", p.default_model)
-    body = messages_body(o, conv, p.tag, model=model, max_tokens=o.get("max_tokens", p.default_max_tokens))
+    body = messages_body(o, conv, p.tag, model=model, max_tokens=o.get("max_tokens", p.default_max_tokens),
+                         stream=stream)
     body = merge_body(body, o.get("request_body"))
     headers = {"anthropic-version": VERSION, "content-type": "application/json", **header_overrides(o)}
     if not preview:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ingot.llm.clients import PROVIDERS, client_ref, provider_of
@@ -31,6 +31,8 @@ class Model(Protocol):
     name: str
 
     def invoke(self, conv: Conversation) -> Turn: ...
+
+    def stream(self, conv: Conversation) -> Iterator[str]: ...
 
     def preview(self, conv: Conversation) -> HttpRequest: ...
 
@@ -54,6 +56,30 @@ class HttpModel:
         status, text = self.transport.send(req, self.provider.tag)
         return parse_response(self.provider, status, text, self.options)
 
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        """The reply's text pieces as its events arrive (an event with no text is skipped)."""
+        from ingot.llm.google import is_claude
+        from ingot.llm.streaming import decode_event, truncated
+
+        req = build_request(self.provider, self.options, conv, stream=True)
+        if self.on_request is not None:
+            self.on_request(req)
+        api = "anthropic" if is_claude(self.provider, self.options) else self.provider.api
+        text, ended = "", False
+        for event, data in self.transport.events(req, self.provider.tag):
+            delta = decode_event(api, self.provider.tag, event, data)
+            if delta is None:
+                continue
+            if delta.text is not None:
+                text += delta.text
+                yield delta.text
+            if delta.done:
+                ended = True
+                if api not in ("gemini", "vertex"):  # Gemini's last event (usage) may follow its finishReason
+                    return
+        if not ended:
+            raise truncated(self.provider.tag, text)
+
 
 class RetryModel:
     def __init__(self, name: str, inner: Model, max_attempts: int = 3,
@@ -66,6 +92,21 @@ class RetryModel:
 
     def preview(self, conv: Conversation) -> HttpRequest:
         return self.inner.preview(conv)
+
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        attempt = 1
+        while True:
+            started = False
+            try:
+                for piece in self.inner.stream(conv):
+                    started = True
+                    yield piece
+                return
+            except LlmFailure as f:
+                if started or attempt >= self.max_attempts or not retryable(f):
+                    raise
+                self.sleep(self.delay_ms(attempt, f) / 1000)
+                attempt += 1
 
     def invoke(self, conv: Conversation) -> Turn:
         attempt = 1
@@ -106,6 +147,20 @@ class FallbackModel:
                     raise
         raise AssertionError("unreachable")
 
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        for i, member in enumerate(self.members):
+            started = False
+            try:
+                for piece in member.stream(conv):
+                    started = True
+                    yield piece
+                return
+            except LlmFailure:
+                if started or i + 1 == len(self.members):
+                    raise
+        raise LlmFailure("InvalidRequest", provider="fallback", status_code=None, raw_body=None,
+                         detail="Fallback needs at least one member")
+
 
 class RoundRobinModel:
     def __init__(self, name: str, members: list[Model]) -> None:
@@ -126,6 +181,9 @@ class RoundRobinModel:
 
     def invoke(self, conv: Conversation) -> Turn:
         return self._next().invoke(conv)
+
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        return self._next().stream(conv)
 
 
 def retryable(f: LlmFailure) -> bool:

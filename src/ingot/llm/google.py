@@ -67,17 +67,21 @@ def gemini_body(o: dict[str, Any], conv: Conversation, tag: str) -> dict[str, An
                       o.get("request_body"))
 
 
-def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool, stream: bool = False) -> HttpRequest:
     if p.api == "vertex":
-        return _vertex_request(p, o, conv, preview)
+        return _vertex_request(p, o, conv, preview, stream)
     model = o.get("model", p.default_model)
     body = gemini_body(o, conv, p.tag)
     base = resolve_credential(o.get("base_url")) or p.default_base_url
-    url = with_query(f"{base}/models/{model}:generateContent", o.get("query_params"))
+    url = with_query(f"{base}/models/{model}{method(stream)}", o.get("query_params"))
     headers = {"content-type": "application/json", **header_overrides(o)}
     if not preview:
         headers["x-goog-api-key"] = resolve_key(p, o)
     return HttpRequest("POST", url, headers, dumps(body))
+
+
+def method(stream: bool) -> str:
+    return ":streamGenerateContent?alt=sse" if stream else ":generateContent"
 
 
 _QUERY_ESCAPES = [("%", "%25"), (" ", "%20"), ('"', "%22"), ("#", "%23"), ("&", "%26"), ("+", "%2B"), ("/", "%2F"),
@@ -98,12 +102,13 @@ def with_query(url: str, params: dict[str, Any] | None) -> str:
 
 
 # -- Vertex AI ------------------------------------------------------------------------------------------
-def _vertex_request(p: Any, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def _vertex_request(p: Any, o: dict[str, Any], conv: Conversation, preview: bool,
+                    stream: bool = False) -> HttpRequest:
     model = o.get("model", p.default_model)
     claude = is_claude(p, o)
     if claude:
         body: Any = anthropic.messages_body(o, conv, p.tag, model=model, max_tokens=o.get("max_output_tokens") or 8192,
-                                            extra_thinking=False)
+                                            extra_thinking=False, stream=stream)
         vertex_fields = merge_body({"anthropic_version": anthropic.VERTEX_VERSION, "model": None},
                                    o.get("request_body"))
         body = merge_body(body, vertex_fields)
@@ -111,8 +116,8 @@ def _vertex_request(p: Any, o: dict[str, Any], conv: Conversation, preview: bool
         body = gemini_body(o, conv, p.tag)
     key = None if preview else resolve_credential(o.get("api_key"))
     express = (o.get("api_key") is not None if preview else key is not None) or "key" in (o.get("query_params") or {})
-    method = ":rawPredict" if claude else ":generateContent"
-    url = with_query(f"{_models_base(o, 'anthropic' if claude else 'google', express, preview)}/{model}{method}",
+    verb = (":streamRawPredict" if stream else ":rawPredict") if claude else method(stream)
+    url = with_query(f"{_models_base(o, 'anthropic' if claude else 'google', express, preview)}/{model}{verb}",
                      o.get("query_params"))
     if preview and o.get("api_key") is not None:
         url = with_query(url, {"key": "<PREVIEW>"})

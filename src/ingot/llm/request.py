@@ -57,27 +57,29 @@ class Conversation:
 
 
 def build_request(provider: Provider, options: dict[str, Any], conv: Conversation,
-                  preview: bool = False) -> HttpRequest:
-    """The request `provider` sends; `preview` leaves the credential out (nothing is sent)."""
+                  preview: bool = False, stream: bool = False) -> HttpRequest:
+    """The request `provider` sends; `preview` leaves the credential out (nothing is sent); `stream`
+    asks for server-sent events."""
     if provider.api == "anthropic":
         from ingot.llm import anthropic
 
-        return anthropic.build(provider, options, conv, preview)
+        return anthropic.build(provider, options, conv, preview, stream)
     if provider.api in ("gemini", "vertex"):
         from ingot.llm import google
 
-        return google.build(provider, options, conv, preview)
+        return google.build(provider, options, conv, preview, stream)
     if provider.api == "bedrock":
         from ingot.llm import bedrock
 
         return bedrock.build(provider, options, conv, preview)
     if provider.api == "responses":
-        return _responses_request(provider, options, conv, preview)
-    return _chat_request(provider, options, conv, preview)
+        return _responses_request(provider, options, conv, preview, stream)
+    return _chat_request(provider, options, conv, preview, stream)
 
 
 # -- Chat Completions -----------------------------------------------------------------------------
-def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool,
+                  stream: bool = False) -> HttpRequest:
     base = _base_url(p, o)
     model = o.get("model", p.default_model)
     messages = _chat_prompt(conv.messages, p.collapse_text)
@@ -97,6 +99,10 @@ def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: b
                        ("stop", o.get("stop")), ("seed", o.get("seed"))):
         if value is not None:
             body[key] = value
+    if stream:
+        body["stream"] = True
+        if p.constructor == "openai.ChatClient":  # only first-party OpenAI takes stream_options
+            body["stream_options"] = {"include_usage": True}
     body = _merge(body, overrides) if overrides is not None else body
     query: dict[str, str] = {}
     if p.constructor == "openai.AzureClient" and o.get("api_version", "2024-10-21") is not None:
@@ -191,7 +197,8 @@ def _headers(p: Provider, o: dict[str, Any], preview: bool) -> dict[str, str]:
 
 
 # -- Responses API ------------------------------------------------------------------------------------
-def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool,
+                       stream: bool = False) -> HttpRequest:
     items: list[dict[str, Any]] = []
     for m in conv.messages:
         kind = "output_text" if m.role == "assistant" else "input_text"
@@ -215,6 +222,8 @@ def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, previ
         body["text"] = {"verbosity": o["verbosity"]}
     if o.get("parallel_tool_calls") is not None:
         body["parallel_tool_calls"] = o["parallel_tool_calls"]
+    if stream:
+        body["stream"] = True
     if o.get("request_body") is not None:
         body = _merge(body, o["request_body"])
     headers = _headers(p, o, preview)
