@@ -61,6 +61,10 @@ class HttpModel:
         from ingot.llm.google import is_claude
         from ingot.llm.streaming import decode_event, truncated
 
+        if self.provider.api == "bedrock":  # ConverseStream answers in AWS's binary event-stream framing
+            raise LlmFailure("InvalidRequest", provider=self.provider.tag, status_code=None, raw_body=None,
+                             detail="streaming aws.BedrockClient (ConverseStream) is not supported yet; call the "
+                                    "function without streaming")
         req = build_request(self.provider, self.options, conv, stream=True)
         if self.on_request is not None:
             self.on_request(req)
