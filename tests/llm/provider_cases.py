@@ -264,6 +264,8 @@ client Chat = openai.ChatClient.new(model = "gpt-4o-mini", api_key = "sk-test", 
 client Resp = openai.ResponsesClient.new(model = "gpt-4.1", api_key = "sk-test", base_url = env.LLM_MOCK_URL);
 client Claude = anthropic.Client.new(model = "claude-sonnet-4-5", api_key = "sk-ant-test", base_url = env.LLM_MOCK_ROOT);
 client Gem = google.GeminiClient.new(model = "gemini-2.5-flash", api_key = "g-test", base_url = env.LLM_MOCK_URL);
+client VxGem = google.VertexClient.new(model = "gemini-2.5-pro", api_key = "vx-test", base_url = env.LLM_MOCK_URL);
+client VxClaude = google.VertexClient.new(model = "claude-sonnet-4-5@20250929", api_key = "vx-test", base_url = env.LLM_MOCK_URL);
 """
 STREAM_DECLS = """\
 enum Mood {
@@ -287,7 +289,7 @@ STREAM_BOARD = ['{"people": [{"name": "A", "age": 1', ', "tags": []}, {"name": "
                 'od": "SA', 'D"}']
 STREAM_FUNCTIONS = "".join(
     fn(f"{kind}{api}", "q: string", ret, "${role(\"system\")}Answer briefly.${role(\"user\")}" + prompt, api)
-    for api in ("Chat", "Resp", "Claude", "Gem")
+    for api in ("Chat", "Resp", "Claude", "Gem", "VxGem", "VxClaude")
     for kind, ret, prompt in (("Profile", "Profile", "Who is ${q}? ${ctx.output_format()}"),
                               ("Board", "Board", "Describe ${q}. ${ctx.output_format()}"),
                               ("Say", "string", "Say ${q}."),
@@ -304,7 +306,8 @@ def _stream_cases(api: str) -> list[dict[str, Any]]:
             case("Feel", "Bo", stream=["HA", "PPY"]),
             case("Profile", "cut", stream=['{"name": "Ann", "age": 3', '1, "tags": []'], cut=True),
             case("Say", "long", stream=["Once upon", " a time"], stop="length" if api == "Chat" else
-                 {"Resp": None, "Claude": "max_tokens", "Gem": "MAX_TOKENS"}[api]),
+                 {"Resp": None, "Claude": "max_tokens", "Gem": "MAX_TOKENS", "VxGem": "MAX_TOKENS",
+                                                     "VxClaude": "max_tokens"}[api]),
             {**case("Say", "429", status=429, body="slow down", headers={"retry-after": "1"}),
              **({"gap": CHAT_STREAM_ERROR_NOTE} if api == "Chat" else {})}]
 
@@ -315,4 +318,5 @@ CHAT_STREAM_ERROR_NOTE = "the engine's Chat stream quotes the error body from it
 
 
 PROGRAMS["streaming"] = (STREAM_CLIENTS + STREAM_DECLS + STREAM_FUNCTIONS,
-                         [c for api in ("Chat", "Resp", "Claude", "Gem") for c in _stream_cases(api)])
+                         [c for api in ("Chat", "Resp", "Claude", "Gem") for c in _stream_cases(api)]
+                         + [c for api in ("VxGem", "VxClaude") for c in _stream_cases(api)[:3]])

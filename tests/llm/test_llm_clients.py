@@ -94,3 +94,12 @@ def test_structured_output_is_not_supported_yet() -> None:
     [(code, _)] = diagnostics('client C = openai.ChatClient.new(model = "m", structured_output = true)\n'
                                  + llm_fn("C"))
     assert code == Code.UNSUPPORTED.value
+
+
+@pytest.mark.parametrize("decl", ['aws.BedrockClient.new(model = "m", region = env.R)',
+                                  'google.VertexClient.new(location = env.L)',
+                                  'anthropic.Client.new(model = env.M)'])
+def test_env_only_where_the_engine_takes_a_credential(decl: str) -> None:
+    # the engine: `error[E0001]: mismatched types ... expected `string | null`, found `baml.env.Ref``
+    [(code, message)] = diagnostics(f"client C = {decl}\n" + llm_fn("C"))
+    assert code == "E0001" and "baml.env.Ref" in message

@@ -80,6 +80,11 @@ PROVIDERS: dict[str, Provider] = {p.constructor: p for p in (
     Provider("aws.BedrockClient", "bedrock", "aws-bedrock", None, None, False, _BEDROCK),
 )}
 
+# The engine types these options `ai.Credential` (a literal or `env.NAME`, read per request);
+# the other options of the Anthropic, Google and AWS clients take values only.
+_CREDENTIAL_OPTIONS = frozenset({"api_key", "base_url", "project_id", "endpoint_url"})
+_TYPED_APIS = frozenset({"anthropic", "gemini", "vertex", "bedrock"})
+
 # `client: "PREFIX/MODEL"`: the prefixes ingot supports, and the other ones the engine knows.
 SHORTHANDS = {"openai": "openai.ResponsesClient", "openai-chat": "openai.ChatClient",
               "ollama": "openai.OllamaClient", "openrouter": "openai.OpenRouterClient",
@@ -161,6 +166,10 @@ def _check(spec: ClientSpec, function: str | None) -> list[Diagnostic]:
     for name, value in spec.options.items():
         if name not in provider.options:
             return diag(Code.BAD_ARGUMENTS, f"{ctor}.new has no option `{name}`")
+        if isinstance(value, EnvRef) and provider.api in _TYPED_APIS and name not in _CREDENTIAL_OPTIONS:
+            return diag(Code.MISMATCH, f"mismatched types: `{name}` of {ctor}.new takes a value, found "
+                                       f"`baml.env.Ref` (env.{value.name}); only {', '.join(sorted(_CREDENTIAL_OPTIONS))} "
+                                       "may name an environment variable")
         if name == "structured_output" and value:
             return diag(Code.UNSUPPORTED, "`structured_output = true` is not supported yet")
         if name == "timeout" and value is not None:
