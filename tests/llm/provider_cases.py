@@ -317,6 +317,24 @@ def _stream_cases(api: str) -> list[dict[str, Any]]:
 CHAT_STREAM_ERROR_NOTE = "the engine's Chat stream quotes the error body from its transport error's text"
 
 
+ANTHROPIC_MIDSTREAM_ERROR = (
+    'event: message_start\ndata: {"type": "message_start", "message": {"id": "m", "type": "message", "role": '
+    '"assistant", "model": "mock", "content": [], "stop_reason": null, "usage": {"input_tokens": 1, "output_tokens": 0}}}'
+    '\n\nevent: content_block_start\ndata: {"type": "content_block_start", "index": 0, "content_block": {"type": "text", '
+    '"text": ""}}\n\nevent: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"type": '
+    '"text_delta", "text": "Hel"}}\n\nevent: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '
+    '"message": "Overloaded"}}\n\n')
+CHAT_MIDSTREAM_ERROR = ('data: {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": '
+                        '[{"index": 0, "delta": {"content": "Hel"}, "finish_reason": null}]}\n\n'
+                        'data: {"error": {"message": "server overloaded", "type": "server_error", "code": "overloaded"}}'
+                        '\n\n')
+GEMINI_MIDSTREAM_ERROR = ('data: {"candidates": [{"content": {"role": "model", "parts": [{"text": "Hel"}]}, "index": 0}]}'
+                          '\n\ndata: {"error": {"code": 500, "message": "internal", "status": "INTERNAL"}}\n\n')
+MIDSTREAM = [("SayChat", CHAT_MIDSTREAM_ERROR), ("SayClaude", ANTHROPIC_MIDSTREAM_ERROR),
+             ("SayGem", GEMINI_MIDSTREAM_ERROR)]
+
 PROGRAMS["streaming"] = (STREAM_CLIENTS + STREAM_DECLS + STREAM_FUNCTIONS,
                          [c for api in ("Chat", "Resp", "Claude", "Gem") for c in _stream_cases(api)]
-                         + [c for api in ("VxGem", "VxClaude") for c in _stream_cases(api)[:3]])
+                         + [c for api in ("VxGem", "VxClaude") for c in _stream_cases(api)[:3]]
+                         + [{"function": f, "args": {"q": "error"}, "replies": [{"sse": sse}], "stream": True}
+                            for f, sse in MIDSTREAM])

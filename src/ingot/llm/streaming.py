@@ -39,7 +39,7 @@ def decode_event(api: str, tag: str, event: str | None, data: str) -> Delta | No
         if data.strip() == "[DONE]":
             return Delta(None, True)
         chunk = _json(tag, data)
-        _raise_error(tag, chunk.get("error"))
+        _raise_error(tag, chunk.get("error"), data)
         choices = chunk.get("choices") or []
         delta = choices[0].get("delta") or {} if choices and isinstance(choices[0], dict) else {}
         return Delta(delta.get("content") if isinstance(delta.get("content"), str) else None)
@@ -49,18 +49,21 @@ def decode_event(api: str, tag: str, event: str | None, data: str) -> Delta | No
         if kind == "response.output_text.delta":
             return Delta(str(chunk.get("delta") or ""))
         if kind in ("response.failed", "error"):
-            _raise_error(tag, chunk.get("error") or (chunk.get("response") or {}).get("error") or {"message": kind})
+            _raise_error(tag, chunk.get("error") or (chunk.get("response") or {}).get("error") or {"message": kind},
+                         data)
         return Delta(None, kind in ("response.completed", "response.incomplete"))
     if api == "anthropic":
         chunk = _json(tag, data)
         kind = chunk.get("type") or event
         if kind == "error":
-            _raise_error(tag, chunk.get("error") or {})
+            _raise_error(tag, chunk.get("error"), data)
+            raise LlmFailure("InvalidResponse", provider=tag, message="the error event contained no error object",
+                             raw_body=data, status_code=None)
         if kind == "content_block_delta" and (chunk.get("delta") or {}).get("type") == "text_delta":
             return Delta(str(chunk["delta"].get("text") or ""))
         return Delta(None, kind == "message_stop")
     chunk = _json(tag, data)  # gemini / vertex: each event is a whole response with the new parts
-    _raise_error(tag, chunk.get("error"))
+    _raise_error(tag, chunk.get("error"), data)
     candidates = chunk.get("candidates") or []
     cand = candidates[0] if candidates and isinstance(candidates[0], dict) else {}
     texts = [p["text"] for p in (cand.get("content") or {}).get("parts") or []
@@ -77,12 +80,14 @@ def _json(tag: str, data: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _raise_error(tag: str, error: Any) -> None:
+def _raise_error(tag: str, error: Any, raw: str) -> None:
+    """An error object in an event: the engine's ProviderError, with the event's data as `raw_body`."""
     if isinstance(error, dict):
         code = error.get("code")
-        raise LlmFailure("ProviderError", provider=tag, message=error.get("message") or "the stream failed",
+        raise LlmFailure("ProviderError", provider=tag, message=error.get("message") or error.get("type")
+                         or "the stream failed",
                          error_type=error.get("type") or error.get("status"),
-                         error_code=None if code is None else str(code), raw_body=json.dumps(error),
+                         error_code=None if code is None else str(code), raw_body=raw,
                          status_code=None)
 
 
