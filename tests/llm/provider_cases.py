@@ -183,13 +183,18 @@ AWS_ENV = {"AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "env-secret"
 NO_AWS = {"AWS_ACCESS_KEY_ID": None, "AWS_SECRET_ACCESS_KEY": None, "AWS_SESSION_TOKEN": None, "AWS_REGION": None,
           "AWS_DEFAULT_REGION": None, "AWS_PROFILE": None, "AWS_CONFIG_FILE": "{MISSING_FILE}",
           "AWS_SHARED_CREDENTIALS_FILE": "{MISSING_FILE}"}
+AWS_FILES = {**NO_AWS, "AWS_CONFIG_FILE": "{AWS_CONFIG}", "AWS_SHARED_CREDENTIALS_FILE": "{AWS_CREDENTIALS}"}
+AWS_CONFIG = "[profile dev]\nregion = ap-south-1\n"
+AWS_CREDENTIALS = "[dev]\naws_access_key_id = AKIDPROFILE\naws_secret_access_key = profile-secret\n"
 PROGRAMS["bedrock"] = (f"""\
 client Br = aws.BedrockClient.new({BR}, {KEYS});
 client BrTuned = aws.BedrockClient.new({BR}, {KEYS}, max_tokens = 300, temperature = 0.4, top_p = 0.9, stop_sequences = ["END"], additional_model_request_fields = {{"top_k": 50}}, headers = {{"X-Team": "core"}}, query_params = {{"trace": "on off"}}, request_body = {{"performanceConfig": {{"latency": "optimized"}}}});
 client BrEnv = aws.BedrockClient.new(model = "meta.llama3-8b-instruct-v1:0", endpoint_url = env.LLM_MOCK_ROOT);
+client BrProfile = aws.BedrockClient.new(model = "amazon.nova-lite-v1:0", profile = "dev", endpoint_url = env.LLM_MOCK_ROOT);
 """ + PERSON + functions("Br") + fn("CountTuned", "q: string", "int", PLAIN, "BrTuned")
     + fn("CountEnv", "q: string", "int", PLAIN, "BrEnv")
     + fn("CountShort", "q: string", "int", PLAIN, '"bedrock/anthropic.claude-3-haiku-20240307-v1:0"')
+    + fn("CountProfile", "q: string", "int", PLAIN, "BrProfile")
     + fn("Opener", "q: string", "int", '${role("assistant")}I will count ${q}.', "Br"), [
     {"function": "Extract", "args": {"q": "Ann Lee, 31"}, "replies": text(P_JSON)},
     {"function": "Extract", "args": {"q": "Ann"}, "replies": text("nobody", P_JSON)},
@@ -209,6 +214,8 @@ client BrEnv = aws.BedrockClient.new(model = "meta.llama3-8b-instruct-v1:0", end
     {"function": "CountEnv", "args": {"q": "m"}, "replies": text("10"), "env": AWS_ENV},
     {"function": "CountEnv", "args": {"q": "n"}, "replies": text("11"), "env": NO_AWS},
     {"function": "CountShort", "args": {"q": "o"}, "replies": text("12"), "env": NO_AWS},
+    {"function": "CountProfile", "args": {"q": "p"}, "replies": text("13"), "env": AWS_FILES},
+    {"function": "CountEnv", "args": {"q": "r"}, "replies": text("14"), "env": {**AWS_FILES, "AWS_PROFILE": "dev"}},
 ])
 
 
@@ -231,8 +238,11 @@ def expand_env(env: dict[str, str | None], port: int, scratch: Path) -> dict[str
     sa_file = scratch / "service_account.json"
     sa_file.write_text(service_account(port), encoding="utf-8")
     env = {**BASE_ENV, **env}
+    (scratch / "aws_config").write_text(AWS_CONFIG, encoding="utf-8")
+    (scratch / "aws_credentials").write_text(AWS_CREDENTIALS, encoding="utf-8")
     values = {"{SA_FILE}": str(sa_file), "{SA_JSON}": service_account(port),
-              "{MISSING_FILE}": str(scratch / "does-not-exist.json")}
+              "{MISSING_FILE}": str(scratch / "does-not-exist.json"), "{AWS_CONFIG}": str(scratch / "aws_config"),
+              "{AWS_CREDENTIALS}": str(scratch / "aws_credentials")}
     return {k: values.get(v, v) if isinstance(v, str) else v for k, v in env.items()}
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from provider_cases import AWS_ENV, expand_env, sa_email, token_claims
+from provider_cases import expand_env, sa_email, token_claims
 
 import ingot
 from ingot.cli import main
@@ -43,16 +43,14 @@ def test_sigv4_signature_is_the_engines(case: dict[str, Any], req: dict[str, Any
     want = headers.pop("authorization")
     headers.pop("x-amz-security-token", None)
     headers["accept"] = "application/json"  # sent by the engine, left out of the recording as a transport header
-    if "AKIDEXAMPLE" in want:
-        options = {"access_key_id": "AKIDEXAMPLE", "secret_access_key": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
-                   "region": "us-east-1"}
-    else:
-        for name, value in expand_env(AWS_ENV, 0, tmp_path).items():
-            if value is None:
-                monkeypatch.delenv(name, raising=False)
-            else:
-                monkeypatch.setenv(name, value)
-        options = {}
+    for name, value in expand_env(case.get("env", {}), 0, tmp_path).items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    spec = ingot.load(CASES / "bedrock.baml").view.client_of(case["function"])
+    assert spec is not None
+    options = dict(spec.options)
     body = json.dumps(req["body"], ensure_ascii=False, separators=(",", ":"))
     signed = bedrock.sign(options, HttpRequest("POST", f"http://127.0.0.1:{case['port']}{req['path']}", headers, body))
     assert signed.headers["authorization"] == want
