@@ -124,6 +124,35 @@ def sse_events(path: str, chunks: list[str], stop: str | None, cut: bool) -> str
     return out
 
 
+def eventstream_message(event_type: str, payload: dict[str, Any], message_type: str = "event") -> bytes:
+    """One AWS event-stream message (Bedrock ConverseStream's framing): prelude, headers, payload, CRCs."""
+    import struct
+    import zlib
+
+    headers = b""
+    kind = "exception-type" if message_type == "exception" else "event-type"
+    for name, value in ((f":{kind}", event_type), (":content-type", "application/json"),
+                        (":message-type", message_type)):
+        raw = value.encode("utf-8")
+        headers += bytes([len(name)]) + name.encode("utf-8") + b"\x07" + struct.pack(">H", len(raw)) + raw
+    body = json.dumps(payload).encode("utf-8")
+    total = 12 + len(headers) + len(body) + 4
+    prelude = struct.pack(">II", total, len(headers))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + headers + body
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def converse_stream(chunks: list[str], stop: str | None, cut: bool) -> list[bytes]:
+    frames = [eventstream_message("messageStart", {"role": "assistant"})]
+    frames += [eventstream_message("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": c}}) for c in chunks]
+    if not cut:
+        frames += [eventstream_message("contentBlockStop", {"contentBlockIndex": 0}),
+                   eventstream_message("messageStop", {"stopReason": stop or "end_turn"}),
+                   eventstream_message("metadata", {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                                                    "metrics": {"latencyMs": 1}})]
+    return frames
+
+
 def responses_envelope(text: str) -> dict[str, Any]:
     return {"id": "resp-1", "object": "response", "status": "completed", "model": "mock",
             "output": [{"type": "message", "id": "msg-1", "role": "assistant", "status": "completed",
@@ -161,26 +190,27 @@ class MockLLMServer:
                 status, payload, extra, delay = server._answer(self.path)
                 if delay:
                     time.sleep(delay)
-                if extra.get("content-type") == "text/event-stream" and server.pace:
+                if isinstance(payload, str) and extra.get("content-type") == "text/event-stream":
+                    payload = [(e + "\n\n").encode("utf-8") for e in payload.split("\n\n") if e]
+                if isinstance(payload, list) and server.pace:
                     self._send_paced(status, payload, extra)
                 else:
                     self._send(status, payload, extra)
 
-            def _send_paced(self, status: int, payload: str, extra: dict[str, str]) -> None:
+            def _send_paced(self, status: int, frames: list[bytes], extra: dict[str, str]) -> None:
                 self.send_response(status)
                 for name, value in extra.items():
                     self.send_header(name, value)
                 self.send_header("connection", "close")
                 self.end_headers()
-                for event in payload.split("\n\n"):
-                    if event:
-                        self.wfile.write((event + "\n\n").encode("utf-8"))
-                        self.wfile.flush()
-                        time.sleep(server.pace)
+                for frame in frames:
+                    self.wfile.write(frame)
+                    self.wfile.flush()
+                    time.sleep(server.pace)
                 self.close_connection = True
 
-            def _send(self, status: int, payload: str, extra: dict[str, str]) -> None:
-                data = payload.encode("utf-8")
+            def _send(self, status: int, payload: str | list[bytes], extra: dict[str, str]) -> None:
+                data = b"".join(payload) if isinstance(payload, list) else payload.encode("utf-8")
                 self.send_response(status)
                 if "content-type" not in extra:
                     self.send_header("content-type", "application/json")
@@ -214,13 +244,20 @@ class MockLLMServer:
         self.token_requests.clear()
         self.replies = deque(replies or [])
 
-    def _answer(self, path: str) -> tuple[int, str, dict[str, str], float]:
+    def _answer(self, path: str) -> tuple[int, str | list[bytes], dict[str, str], float]:
         reply = self.replies.popleft() if self.replies else {"text": ""}
         delay = float(reply.get("delay", 0))
         if "text" in reply:
             return 200, json.dumps(envelope(path, reply)), {}, delay
         if "json" in reply:
             return 200, json.dumps(reply["json"]), {}, delay
+        if "stream" in reply and path.split("?", 1)[0].endswith("/converse-stream"):
+            frames = converse_stream(reply["stream"], reply.get("stop"), bool(reply.get("cut")))
+            return 200, frames, {"content-type": "application/vnd.amazon.eventstream"}, delay
+        if "frames" in reply:  # Bedrock exception messages: [[type, payload], ...]
+            frames = [eventstream_message(t, p, "exception" if t.lower().endswith("exception") else "event")
+                      for t, p in reply["frames"]]
+            return 200, frames, {"content-type": "application/vnd.amazon.eventstream"}, delay
         if "stream" in reply or "sse" in reply:
             text = reply["sse"] if "sse" in reply else sse_events(path, reply["stream"], reply.get("stop"),
                                                                   bool(reply.get("cut")))

@@ -276,6 +276,7 @@ client Claude = anthropic.Client.new(model = "claude-sonnet-4-5", api_key = "sk-
 client Gem = google.GeminiClient.new(model = "gemini-2.5-flash", api_key = "g-test", base_url = env.LLM_MOCK_URL);
 client VxGem = google.VertexClient.new(model = "gemini-2.5-pro", api_key = "vx-test", base_url = env.LLM_MOCK_URL);
 client VxClaude = google.VertexClient.new(model = "claude-sonnet-4-5@20250929", api_key = "vx-test", base_url = env.LLM_MOCK_URL);
+client Br = aws.BedrockClient.new(model = "anthropic.claude-3-haiku-20240307-v1:0", region = "us-east-1", access_key_id = "AKIDEXAMPLE", secret_access_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", endpoint_url = env.LLM_MOCK_ROOT);
 """
 STREAM_DECLS = """\
 enum Mood {
@@ -299,7 +300,7 @@ STREAM_BOARD = ['{"people": [{"name": "A", "age": 1', ', "tags": []}, {"name": "
                 'od": "SA', 'D"}']
 STREAM_FUNCTIONS = "".join(
     fn(f"{kind}{api}", "q: string", ret, "${role(\"system\")}Answer briefly.${role(\"user\")}" + prompt, api)
-    for api in ("Chat", "Resp", "Claude", "Gem", "VxGem", "VxClaude")
+    for api in ("Chat", "Resp", "Claude", "Gem", "VxGem", "VxClaude", "Br")
     for kind, ret, prompt in (("Profile", "Profile", "Who is ${q}? ${ctx.output_format()}"),
                               ("Board", "Board", "Describe ${q}. ${ctx.output_format()}"),
                               ("Say", "string", "Say ${q}."),
@@ -317,7 +318,7 @@ def _stream_cases(api: str) -> list[dict[str, Any]]:
             case("Profile", "cut", stream=['{"name": "Ann", "age": 3', '1, "tags": []'], cut=True),
             case("Say", "long", stream=["Once upon", " a time"], stop="length" if api == "Chat" else
                  {"Resp": None, "Claude": "max_tokens", "Gem": "MAX_TOKENS", "VxGem": "MAX_TOKENS",
-                                                     "VxClaude": "max_tokens"}[api]),
+                                                     "VxClaude": "max_tokens", "Br": "max_tokens"}[api]),
             {**case("Say", "429", status=429, body="slow down", headers={"retry-after": "1"}),
              **({"gap": CHAT_STREAM_ERROR_NOTE} if api == "Chat" else {})}]
 
@@ -347,4 +348,9 @@ PROGRAMS["streaming"] = (STREAM_CLIENTS + STREAM_DECLS + STREAM_FUNCTIONS,
                          [c for api in ("Chat", "Resp", "Claude", "Gem") for c in _stream_cases(api)]
                          + [c for api in ("VxGem", "VxClaude") for c in _stream_cases(api)[:3]]
                          + [{"function": f, "args": {"q": "error"}, "replies": [{"sse": sse}], "stream": True}
-                            for f, sse in MIDSTREAM])
+                            for f, sse in MIDSTREAM]
+                         + _stream_cases("Br")
+                         + [{"function": "SayBr", "args": {"q": "error"}, "stream": True, "replies": [{"frames": [
+                             ["messageStart", {"role": "assistant"}],
+                             ["contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Hel"}}],
+                             ["throttlingException", {"message": "Too many tokens"}]]}]}])

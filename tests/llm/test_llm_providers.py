@@ -4,6 +4,7 @@ SigV4 signatures, Google service-account tokens, and `ingot prompt` for every pr
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -21,34 +22,43 @@ CASES = Path(__file__).resolve().parent / "cases"
 SECRETS = {"x-api-key", "x-goog-api-key", "authorization", "x-amz-date", "x-amz-security-token"}
 
 
+@functools.cache
+def _program(name: str) -> ingot.Program:
+    return ingot.load(CASES / f"{name}.baml")
+
+
 def recorded(name: str) -> list[dict[str, Any]]:
     return list(json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))["cases"])
 
 
 def _signed_cases() -> list[Any]:
     out = []
-    for i, case in enumerate(recorded("bedrock")):
-        for j, req in enumerate(case["requests"]):
-            out.append(pytest.param(case, req, id=f"bedrock[{i}].{j}-{case['function']}"))
+    for name in ("bedrock", "streaming"):
+        for i, case in enumerate(recorded(name)):
+            for j, req in enumerate(case["requests"]):
+                if "x-amz-date" in req["headers"]:
+                    out.append(pytest.param(name, case, req, id=f"{name}[{i}].{j}-{case['function']}"))
     return out
 
 
-@pytest.mark.parametrize(("case", "req"), _signed_cases())
-def test_sigv4_signature_is_the_engines(case: dict[str, Any], req: dict[str, Any], monkeypatch: pytest.MonkeyPatch,
-                                        tmp_path: Path) -> None:
+@pytest.mark.parametrize(("program", "case", "req"), _signed_cases())
+def test_sigv4_signature_is_the_engines(program: str, case: dict[str, Any], req: dict[str, Any],
+                                        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """ingot signs the engine's recorded request (same URL, port, body and time) to the same signature."""
     headers = dict(req["headers"])
     when = datetime.datetime.strptime(headers.pop("x-amz-date"), "%Y%m%dT%H%M%SZ")
     monkeypatch.setattr(bedrock, "now", lambda: when.replace(tzinfo=datetime.UTC))
     want = headers.pop("authorization")
     headers.pop("x-amz-security-token", None)
-    headers["accept"] = "application/json"  # sent by the engine, left out of the recording as a transport header
+    # sent by the engine, left out of the recording as a transport header
+    streamed = req["path"].split("?")[0].endswith("/converse-stream")
+    headers["accept"] = "application/vnd.amazon.eventstream" if streamed else "application/json"
     for name, value in expand_env(case.get("env", {}), 0, tmp_path).items():
         if value is None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, value)
-    spec = ingot.load(CASES / "bedrock.baml").view.client_of(case["function"])
+    spec = _program(program).view.client_of(case["function"])
     assert spec is not None
     options = dict(spec.options)
     body = json.dumps(req["body"], ensure_ascii=False, separators=(",", ":"))

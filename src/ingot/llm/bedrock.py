@@ -81,9 +81,9 @@ def encode_label(value: str) -> str:
     return "".join(chr(b) if b in _UNRESERVED else f"%{b:02X}" for b in value.encode("utf-8"))
 
 
-def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool, stream: bool = False) -> HttpRequest:
     body = converse_body(o, conv)
-    path = f"/model/{encode_label(str(o['model']))}/converse"
+    path = f"/model/{encode_label(str(o['model']))}/{'converse-stream' if stream else 'converse'}"
     endpoint = resolve_credential(o.get("endpoint_url"))
     if endpoint is not None:
         url = endpoint.removesuffix("/") + path
@@ -100,7 +100,8 @@ def build(p: Any, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpR
     params = o.get("query_params") or {}
     if params:
         url += "?" + "&".join(f"{encode_label(str(k))}={encode_label(str(v))}" for k, v in params.items())
-    headers = {"content-type": "application/json", "accept": "application/json", **header_overrides(o)}
+    accept = "application/vnd.amazon.eventstream" if stream else "application/json"
+    headers = {"content-type": "application/json", "accept": accept, **header_overrides(o)}
     request = HttpRequest("POST", url, headers, dumps(body))
     return request if preview else sign(o, request)
 
@@ -208,3 +209,32 @@ def parse(tag: str, status: int, text: str) -> Turn:
     called = any(isinstance(b, dict) and b.get("text") is None and b.get("toolUse") for b in message.get("content") or [])
     stop = "Complete" if reason is None else STOP.get(reason, "Complete")
     return Turn(texts[-1] if texts else None, "ToolUse" if called and stop == "Complete" else stop, tag)
+
+
+def decode_stream_event(tag: str, name: str, data: str) -> tuple[str | None, bool]:
+    """One ConverseStream message: (reply text or None, whether the turn is done)."""
+    if name.startswith("exception:"):
+        kind = name[len("exception:"):]
+        try:
+            body = json.loads(data)
+        except ValueError as e:
+            raise LlmFailure("InvalidResponse", provider=tag, message=str(e), raw_body=data, status_code=None) from None
+        message = body.get("message") if isinstance(body, dict) and isinstance(body.get("message"), str) else kind
+        raise LlmFailure("ProviderError", provider=tag, message=message, error_type=kind, error_code=None,
+                         raw_body=data, status_code=None)
+    if name.startswith("error:"):
+        raise LlmFailure("ProviderError", provider=tag, message=data, error_type=name, error_code=name[6:],
+                         raw_body=data, status_code=None)
+    if name not in ("contentBlockDelta", "messageStop", "metadata"):
+        return None, False
+    event = decode(tag, 200, data)
+    if name == "contentBlockDelta":
+        text = (event.get("delta") or {}).get("text")
+        return (text if isinstance(text, str) else None), False
+    if name == "messageStop":
+        if event.get("stopReason") in MALFORMED:
+            raise LlmFailure("ProviderError", provider=tag, raw_body=data, status_code=None, error_code=None,
+                             message=f"the model could not produce a valid turn: {event['stopReason']}",
+                             error_type=event["stopReason"])
+        return None, False
+    return None, True  # metadata closes the turn

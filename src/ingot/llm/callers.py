@@ -61,13 +61,12 @@ class HttpModel:
         from ingot.llm.google import is_claude
         from ingot.llm.streaming import decode_event, truncated
 
-        if self.provider.api == "bedrock":  # ConverseStream answers in AWS's binary event-stream framing
-            raise LlmFailure("InvalidRequest", provider=self.provider.tag, status_code=None, raw_body=None,
-                             detail="streaming aws.BedrockClient (ConverseStream) is not supported yet; call the "
-                                    "function without streaming")
         req = build_request(self.provider, self.options, conv, stream=True)
         if self.on_request is not None:
             self.on_request(req)
+        if self.provider.api == "bedrock":
+            yield from self._converse_stream(req)
+            return
         api = "anthropic" if is_claude(self.provider, self.options) else self.provider.api
         text, ended = "", False
         for event, data in self.transport.events(req, self.provider.tag):
@@ -83,6 +82,21 @@ class HttpModel:
                     return
         if not ended:
             raise truncated(self.provider.tag, text)
+
+    def _converse_stream(self, req: HttpRequest) -> Iterator[str]:
+        """Bedrock ConverseStream: AWS event-stream messages rather than server-sent events."""
+        from ingot.llm.bedrock import decode_stream_event
+        from ingot.llm.streaming import truncated
+
+        text = ""
+        for name, data in self.transport.messages(req, self.provider.tag):
+            piece, done = decode_stream_event(self.provider.tag, name, data)
+            if piece is not None:
+                text += piece
+                yield piece
+            if done:
+                return
+        raise truncated(self.provider.tag, text)
 
 
 class RetryModel:

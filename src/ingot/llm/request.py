@@ -71,7 +71,7 @@ def build_request(provider: Provider, options: dict[str, Any], conv: Conversatio
     if provider.api == "bedrock":
         from ingot.llm import bedrock
 
-        return bedrock.build(provider, options, conv, preview)
+        return bedrock.build(provider, options, conv, preview, stream)
     if provider.api == "responses":
         return _responses_request(provider, options, conv, preview, stream)
     return _chat_request(provider, options, conv, preview, stream)

@@ -2,7 +2,8 @@
 
 `Program.stream("F", args)` returns an `LlmStream`. Iterating it sends the
 request with server-sent events (OpenAI Chat and Responses, Anthropic,
-Gemini and Vertex AI), reads the events one at a time and, after each one
+Gemini and Vertex AI; Bedrock's AWS event-stream messages are read by
+`bedrock.decode_stream_event`), reads the events one at a time and, after each one
 that carries reply text, yields the partial value of the text so far
 (`ingot.llm.partial`), as the engine's streams do. `.final()` reads the rest
 and returns the whole reply parsed into the return type. As on the engine,
