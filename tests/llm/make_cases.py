@@ -553,7 +553,7 @@ def run_sap(inputs: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
 
 def main() -> None:
     CASES.mkdir(exist_ok=True)
-    server = MockLLMServer(pace=0.15)  # streamed events arrive one at a time
+    server = MockLLMServer(pace=0.25)  # streamed events arrive one at a time
     only = set(sys.argv[1:])
     try:
         for name, (source, cases) in PROGRAMS.items():

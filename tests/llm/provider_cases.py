@@ -349,6 +349,10 @@ PROGRAMS["streaming"] = (STREAM_CLIENTS + STREAM_DECLS + STREAM_FUNCTIONS,
                          + [c for api in ("VxGem", "VxClaude") for c in _stream_cases(api)[:3]]
                          + [{"function": f, "args": {"q": "error"}, "replies": [{"sse": sse}], "stream": True}
                             for f, sse in MIDSTREAM]
+                         + [{"function": f"Profile{api}", "args": {"q": "nobody"}, "stream": True,
+                             "replies": [{"stream": ["I do not ", "know them."]}],
+                             "volatile": ["message"]}  # the engine parser's own wording of the mismatch
+                            for api in ("Chat", "Claude")]
                          + _stream_cases("Br")
                          + [{"function": "SayBr", "args": {"q": "error"}, "stream": True, "replies": [{"frames": [
                              ["messageStart", {"role": "assistant"}],

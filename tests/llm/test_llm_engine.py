@@ -43,7 +43,7 @@ def test_engine_still_gives_the_stored_answers(name: str) -> None:
     source, cases = make_cases.PROGRAMS[name]
     assert (CASES / f"{name}.baml").read_text(encoding="utf-8") == source
     stored = json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))["cases"]
-    server = MockLLMServer(pace=0.15)  # as when recording: streamed events arrive one at a time
+    server = MockLLMServer(pace=0.25)  # as when recording: streamed events arrive one at a time
     try:
         fresh = make_cases.run_engine(source, cases, server)
     finally:

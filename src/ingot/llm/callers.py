@@ -42,6 +42,7 @@ class HttpModel:
                  on_request: RequestHook | None = None) -> None:
         self.name = name
         self.provider = PROVIDERS[constructor]
+        self.last_provider = self.provider.tag
         self.options = options
         self.transport = transport
         self.on_request = on_request
@@ -61,6 +62,7 @@ class HttpModel:
         from ingot.llm.google import is_claude
         from ingot.llm.streaming import decode_event, truncated
 
+        self.last_provider = self.provider.tag
         req = build_request(self.provider, self.options, conv, stream=True)
         if self.on_request is not None:
             self.on_request(req)
@@ -104,6 +106,7 @@ class RetryModel:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.name = name
         self.inner = inner
+        self.last_provider = "unknown"  # set by `stream`: the member that answered
         self.max_attempts = max_attempts
         self.sleep = sleep
         self.backoff = (250, 2, 10_000)  # initial ms, multiplier, cap ms
@@ -118,7 +121,9 @@ class RetryModel:
             try:
                 for piece in self.inner.stream(conv):
                     started = True
+                    self.last_provider = provider_of_stream(self.inner)
                     yield piece
+                self.last_provider = provider_of_stream(self.inner)
                 return
             except LlmFailure as f:
                 if started or attempt >= self.max_attempts or not retryable(f):
@@ -149,6 +154,7 @@ class FallbackModel:
     def __init__(self, name: str, members: list[Model]) -> None:
         self.name = name
         self.members = members
+        self.last_provider = "unknown"  # set by `stream`: the member that answered
 
     def preview(self, conv: Conversation) -> HttpRequest:
         return self.members[0].preview(conv)
@@ -171,7 +177,9 @@ class FallbackModel:
             try:
                 for piece in member.stream(conv):
                     started = True
+                    self.last_provider = provider_of_stream(member)
                     yield piece
+                self.last_provider = provider_of_stream(member)
                 return
             except LlmFailure:
                 if started or i + 1 == len(self.members):
@@ -184,6 +192,7 @@ class RoundRobinModel:
     def __init__(self, name: str, members: list[Model]) -> None:
         self.name = name
         self.members = members
+        self.last_provider = "unknown"  # set by `stream`: the member that answered
         self.counter = 0
 
     def _next(self) -> Model:
@@ -201,7 +210,16 @@ class RoundRobinModel:
         return self._next().invoke(conv)
 
     def stream(self, conv: Conversation) -> Iterator[str]:
-        return self._next().stream(conv)
+        member = self._next()
+        for piece in member.stream(conv):
+            self.last_provider = provider_of_stream(member)
+            yield piece
+        self.last_provider = provider_of_stream(member)
+
+
+def provider_of_stream(model: Model) -> str:
+    """The `provider` of the client that answered `model`'s last stream (the errors' field)."""
+    return str(getattr(model, "last_provider", "unknown"))
 
 
 def retryable(f: LlmFailure) -> bool:

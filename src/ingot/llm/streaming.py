@@ -144,6 +144,7 @@ class LlmStream:
     def final(self) -> Any:
         """The whole reply parsed into the function's return type (reads what has not arrived yet)."""
         from ingot.convert import to_python
+        from ingot.llm.callers import provider_of_stream
         from ingot.llm.coerce import CoerceError
         from ingot.llm.errors import ai_error
 
@@ -151,9 +152,10 @@ class LlmStream:
             pass
         try:
             return to_python(self._runtime.parse(self._vm, self.text, self._ret))
-        except CoerceError:
-            raise _baml_error(ai_error("ParseFailed", provider=self._runtime.models.for_function(
-                self.function).name, raw_output=self.text, message=None)) from None
+        except CoerceError as e:
+            provider = provider_of_stream(self._runtime.models.for_function(self.function))
+            raise _baml_error(ai_error("ParseFailed", provider=provider, raw_output=self.text,
+                                       message=str(e) or None)) from None
 
 
 def _baml_error(failure: Any) -> Exception:
