@@ -133,6 +133,13 @@ class Program:
         """
         return self.run(name, args, max_depth=max_depth, max_steps=max_steps, llm=llm, tier=tier)
 
+    def stream(self, name: str, args: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
+        """Stream LLM function `name`: iterating gives partial values as the reply arrives (shaped like
+        `call`'s results); `.final()` gives the parsed result. See `ingot.llm.streaming`."""
+        from ingot.llm.streaming import open_stream
+
+        return open_stream(self, name, {**dict(args or {}), **kwargs})
+
     def run(self, name: str, args: Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
             max_steps: int | None = None, llm: Mapping[str, Any] | LlmHandler | None = None,
             tier: str | None = None) -> Any:

@@ -101,14 +101,20 @@ def check(files: tuple[Path, ...]) -> None:
 @click.option("--max-depth", default=20_000, show_default=True, help="Maximum BAML call depth.")
 @click.option("--max-steps", type=int, default=None, help="Budget of loop iterations and calls.")
 @click.option("--allow-hosts", is_flag=True, help="Import the Python host functions the source names.")
+@click.option("--stream", is_flag=True, help="Stream an LLM function: print each partial value as a JSON line.")
 def run(file: Path, function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...], max_depth: int,
-        max_steps: int | None, allow_hosts: bool) -> None:
+        max_steps: int | None, allow_hosts: bool, stream: bool) -> None:
     """Run FUNCTION of FILE with --args and print its result as JSON.
 
     LLM functions call their declared client unless mocked with --llm.
     """
     program = load_or_exit(file, allow_hosts)
     args = parse_json_option(args_text, "--args")
+    if stream:
+        from ingot.cli_llm import stream_run
+
+        stream_run(program, file, function, args, as_json, bool(llm_mocks))
+        return
     mocks = parse_mocks(llm_mocks, program)
     if not isinstance(args, dict):
         raise click.BadParameter("expected a JSON object of parameter names", param_hint="--args")

@@ -190,7 +190,9 @@ def prompt_command(file: Path, function: str, args_text: str, text_only: bool) -
     except BamlRaise as e:
         _fail(BamlError(e.value, e.trace).format_trace())
     if text_only:
-        click.echo(prompt)
+        from ingot.llm.prompt import readable
+
+        click.echo(readable(prompt))
         return
     spec = view.client_of(function)
     try:
@@ -200,6 +202,39 @@ def prompt_command(file: Path, function: str, args_text: str, text_only: bool) -
     click.echo(json.dumps({"function": function, "client": spec.name if spec else None, "method": req.method,
                            "url": req.url, "headers": req.headers, "body": req.json()}, indent=2,
                           ensure_ascii=False))
+
+
+def stream_run(program: Any, file: Path, function: str, args: Any, as_json: bool, mocked: bool) -> None:
+    """`ingot run --stream`: each partial value as one JSON line, then the result (or the error)."""
+    from ingot.convert import ArgumentError
+    from ingot.runtime.errors import BamlError
+
+    if mocked:
+        _fail("error: --stream calls the function's client; it does not take --llm mocks")
+    if not isinstance(args, dict):
+        raise click.BadParameter("expected a JSON object of parameter names", param_hint="--args")
+    view = program.view
+    llm = [f.name for f in view.functions() if f.is_llm]
+    if function not in llm:
+        _fail(f"error: --stream needs an LLM function (LLM functions in {file}: {', '.join(llm) or 'none'})")
+
+    def line(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    try:
+        stream = program.stream(function, args)
+        for partial in stream:
+            click.echo(line({"partial": partial} if as_json else partial))
+        value = stream.final()
+    except ArgumentError as e:
+        _fail(f"error: {e}")
+    except BamlError as e:
+        if as_json:
+            click.echo(line({"error": {"kind": e.kind, "class": e.qualified_kind, "message": e.message}}))
+        else:
+            click.echo(e.format_trace(), err=True)
+        sys.exit(1)
+    click.echo(line({"value": value}) if as_json else json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def _json_option(text: str, what: str) -> Any:
@@ -220,4 +255,4 @@ def _fail(message: str) -> Any:
     sys.exit(1)
 
 
-__all__ = ["test_command", "prompt_command", "parse_llm_options"]
+__all__ = ["test_command", "prompt_command", "parse_llm_options", "stream_run"]

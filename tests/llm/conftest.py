@@ -25,6 +25,7 @@ def llm_server(llm_server_session: MockLLMServer, monkeypatch: pytest.MonkeyPatc
     """A local mock server, empty, with LLM_MOCK_URL pointing at it and no OPENAI_API_KEY set."""
     llm_server_session.reset()
     monkeypatch.setenv("LLM_MOCK_URL", llm_server_session.base_url)
+    monkeypatch.setenv("LLM_MOCK_ROOT", llm_server_session.root_url)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     return llm_server_session
 

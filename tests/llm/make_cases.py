@@ -31,6 +31,8 @@ CASES = HERE / "cases"
 sys.path.insert(0, str(HERE))
 
 from llm_server import MockLLMServer  # noqa: E402
+from provider_cases import PROGRAMS as PROVIDER_PROGRAMS  # noqa: E402
+from provider_cases import expand_env, token_claims  # noqa: E402
 
 HEAD = """\
 client Fast = openai.ChatClient.new(model = "gpt-4o-mini", api_key = "sk-test", base_url = env.LLM_MOCK_URL);
@@ -323,6 +325,9 @@ function Summarize(title: string, body: string) -> string {
        "gap": LAYOUT_NOTE}])
 
 
+PROGRAMS.update(PROVIDER_PROGRAMS)
+
+
 # ------------------------------------------------------------------------------ running the engine
 def _engine():
     import baml_bridge as b
@@ -374,20 +379,49 @@ class env_vars:
                 os.environ[k] = v
 
 
+def run_stream(rt: Any, case: dict[str, Any], partials: list[Any], pydantic: Any) -> Any:
+    """The engine's streaming entry for `case`: each partial it yields is appended to `partials`; returns
+    the final value (or raises what the stream raised)."""
+    from baml_bridge import encode_call_args, new_function_call
+    from baml_bridge._stream import _decode_stream_result
+
+    call = encode_call_args(case["args"], new_function_call(), function_name=f"user.{case['function']}@stream")
+    stream = _decode_stream_result(rt.call_function_sync(call, stream=True))
+    while True:
+        item = stream.next()
+        if stream._done(item):
+            break
+        if item is not None:
+            partials.append(plain(item, pydantic))
+    return plain(stream.final(), pydantic)
+
+
+def source_is_provider(source: str) -> bool:
+    return any(source == s for s, _ in PROVIDER_PROGRAMS.values())
+
+
 def run_engine(source: str, cases: list[dict[str, Any]], server: MockLLMServer) -> list[dict[str, Any]]:
     """Each case with the requests the engine sent and its outcome."""
     b, pydantic, BamlTypeMap, set_type_map, AnyClassMap = _engine()
     out = []
-    with env_vars({"LLM_MOCK_URL": server.base_url, "OPENAI_API_KEY": None}):
+    import tempfile
+
+    scratch = Path(tempfile.mkdtemp())
+    with env_vars({"LLM_MOCK_URL": server.base_url, "LLM_MOCK_ROOT": server.root_url, "OPENAI_API_KEY": None}):
         rt = b.BamlRuntime.initialize_runtime(".", {"main.baml": source})
         for case in cases:
             server.reset(case["replies"])
             result = dict(case)
             set_type_map(AnyClassMap())
             try:
-                with env_vars(case.get("env", {})):
-                    result["expect"] = plain(b.call_function_sync(rt, case["function"], case["args"]).result(),
-                                             pydantic)
+                env = case.get("env", {})
+                with env_vars(expand_env(env, server.port, scratch) if source_is_provider(source) else env):
+                    if case.get("stream"):
+                        result["partials"] = []
+                        result["expect"] = run_stream(rt, case, result["partials"], pydantic)
+                    else:
+                        result["expect"] = plain(b.call_function_sync(rt, case["function"], case["args"]).result(),
+                                                 pydantic)
             except BaseException as e:  # the bridge raises BaseException subclasses
                 value = getattr(e, "value", None)
                 result["error"] = {"class": getattr(e, "class_name", None) or type(e).__name__,
@@ -395,6 +429,10 @@ def run_engine(source: str, cases: list[dict[str, Any]], server: MockLLMServer) 
             finally:
                 set_type_map(BamlTypeMap())
             result["requests"] = [dict(r) for r in server.requests]
+            if source_is_provider(source):
+                result["port"] = server.port  # signed requests cover the Host header
+                if server.token_requests:
+                    result["token_requests"] = [token_claims(t["body"]) for t in server.token_requests]
             out.append(result)
     return out
 
@@ -515,9 +553,12 @@ def run_sap(inputs: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
 
 def main() -> None:
     CASES.mkdir(exist_ok=True)
-    server = MockLLMServer()
+    server = MockLLMServer(pace=0.25)  # streamed events arrive one at a time
+    only = set(sys.argv[1:])
     try:
         for name, (source, cases) in PROGRAMS.items():
+            if only and name not in only:
+                continue
             results = run_engine(source, cases, server)
             (CASES / f"{name}.baml").write_text(source, encoding="utf-8")
             (CASES / f"{name}.json").write_text(json.dumps({"cases": results}, indent=1, ensure_ascii=False) + "\n",
@@ -525,6 +566,8 @@ def main() -> None:
             print(name, len(results), "cases")
     finally:
         server.close()
+    if only:
+        return
     sap = run_sap(sap_inputs())
     (CASES / "sap.json").write_text(json.dumps({"decls": SAP_DECLS, "cases": sap}, indent=0,
                                                ensure_ascii=False) + "\n", encoding="utf-8")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ingot.llm.clients import PROVIDERS, client_ref, provider_of
@@ -32,6 +32,8 @@ class Model(Protocol):
 
     def invoke(self, conv: Conversation) -> Turn: ...
 
+    def stream(self, conv: Conversation) -> Iterator[str]: ...
+
     def preview(self, conv: Conversation) -> HttpRequest: ...
 
 
@@ -40,6 +42,7 @@ class HttpModel:
                  on_request: RequestHook | None = None) -> None:
         self.name = name
         self.provider = PROVIDERS[constructor]
+        self.last_provider = self.provider.tag
         self.options = options
         self.transport = transport
         self.on_request = on_request
@@ -52,7 +55,50 @@ class HttpModel:
         if self.on_request is not None:
             self.on_request(req)
         status, text = self.transport.send(req, self.provider.tag)
-        return parse_response(self.provider, status, text)
+        return parse_response(self.provider, status, text, self.options)
+
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        """The reply's text pieces as its events arrive (an event with no text is skipped)."""
+        from ingot.llm.google import is_claude
+        from ingot.llm.streaming import decode_event, truncated
+
+        self.last_provider = self.provider.tag
+        req = build_request(self.provider, self.options, conv, stream=True)
+        if self.on_request is not None:
+            self.on_request(req)
+        if self.provider.api == "bedrock":
+            yield from self._converse_stream(req)
+            return
+        api = "anthropic" if is_claude(self.provider, self.options) else self.provider.api
+        text, ended = "", False
+        for event, data in self.transport.events(req, self.provider.tag):
+            delta = decode_event(api, self.provider.tag, event, data)
+            if delta is None:
+                continue
+            if delta.text is not None:
+                text += delta.text
+                yield delta.text
+            if delta.done:
+                ended = True
+                if api not in ("gemini", "vertex"):  # Gemini's last event (usage) may follow its finishReason
+                    return
+        if not ended:
+            raise truncated(self.provider.tag, text)
+
+    def _converse_stream(self, req: HttpRequest) -> Iterator[str]:
+        """Bedrock ConverseStream: AWS event-stream messages rather than server-sent events."""
+        from ingot.llm.bedrock import decode_stream_event
+        from ingot.llm.streaming import truncated
+
+        text = ""
+        for name, data in self.transport.messages(req, self.provider.tag):
+            piece, done = decode_stream_event(self.provider.tag, name, data)
+            if piece is not None:
+                text += piece
+                yield piece
+            if done:
+                return
+        raise truncated(self.provider.tag, text)
 
 
 class RetryModel:
@@ -60,12 +106,30 @@ class RetryModel:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.name = name
         self.inner = inner
+        self.last_provider = "unknown"  # set by `stream`: the member that answered
         self.max_attempts = max_attempts
         self.sleep = sleep
         self.backoff = (250, 2, 10_000)  # initial ms, multiplier, cap ms
 
     def preview(self, conv: Conversation) -> HttpRequest:
         return self.inner.preview(conv)
+
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        attempt = 1
+        while True:
+            started = False
+            try:
+                for piece in self.inner.stream(conv):
+                    started = True
+                    self.last_provider = provider_of_stream(self.inner)
+                    yield piece
+                self.last_provider = provider_of_stream(self.inner)
+                return
+            except LlmFailure as f:
+                if started or attempt >= self.max_attempts or not retryable(f):
+                    raise
+                self.sleep(self.delay_ms(attempt, f) / 1000)
+                attempt += 1
 
     def invoke(self, conv: Conversation) -> Turn:
         attempt = 1
@@ -90,6 +154,7 @@ class FallbackModel:
     def __init__(self, name: str, members: list[Model]) -> None:
         self.name = name
         self.members = members
+        self.last_provider = "unknown"  # set by `stream`: the member that answered
 
     def preview(self, conv: Conversation) -> HttpRequest:
         return self.members[0].preview(conv)
@@ -106,11 +171,28 @@ class FallbackModel:
                     raise
         raise AssertionError("unreachable")
 
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        for i, member in enumerate(self.members):
+            started = False
+            try:
+                for piece in member.stream(conv):
+                    started = True
+                    self.last_provider = provider_of_stream(member)
+                    yield piece
+                self.last_provider = provider_of_stream(member)
+                return
+            except LlmFailure:
+                if started or i + 1 == len(self.members):
+                    raise
+        raise LlmFailure("InvalidRequest", provider="fallback", status_code=None, raw_body=None,
+                         detail="Fallback needs at least one member")
+
 
 class RoundRobinModel:
     def __init__(self, name: str, members: list[Model]) -> None:
         self.name = name
         self.members = members
+        self.last_provider = "unknown"  # set by `stream`: the member that answered
         self.counter = 0
 
     def _next(self) -> Model:
@@ -126,6 +208,18 @@ class RoundRobinModel:
 
     def invoke(self, conv: Conversation) -> Turn:
         return self._next().invoke(conv)
+
+    def stream(self, conv: Conversation) -> Iterator[str]:
+        member = self._next()
+        for piece in member.stream(conv):
+            self.last_provider = provider_of_stream(member)
+            yield piece
+        self.last_provider = provider_of_stream(member)
+
+
+def provider_of_stream(model: Model) -> str:
+    """The `provider` of the client that answered `model`'s last stream (the errors' field)."""
+    return str(getattr(model, "last_provider", "unknown"))
 
 
 def retryable(f: LlmFailure) -> bool:

@@ -1,14 +1,16 @@
 """Which clients ingot can call, and how a declaration becomes one.
 
-ingot speaks the OpenAI wire formats the engine's `openai` package speaks:
+ingot speaks every wire format the engine's built-in clients speak: OpenAI
 Chat Completions (`openai.ChatClient` and the compatible `GenericClient`,
-`OllamaClient`, `OpenRouterClient`, `AzureClient`) and the Responses API
-(`openai.ResponsesClient`, which is also what `client: "openai/MODEL"`
-means). The reliability wrappers `ai.clients.Retry`, `ai.clients.Fallback`
-and `ai.clients.RoundRobin` compose them as on the engine. Any other
-provider the engine knows (Anthropic, Gemini, Vertex, Bedrock, ...) is
-reported by `validate_clients` as "not supported yet" when the program is
-loaded, not when it calls.
+`OllamaClient`, `OpenRouterClient`, `AzureClient`), the OpenAI Responses API
+(`openai.ResponsesClient`, also `client: "openai/MODEL"`), Anthropic Messages
+(`anthropic.Client`), Gemini (`google.GeminiClient`), Vertex AI
+(`google.VertexClient`: Gemini, or Claude through `rawPredict`) and the Bedrock
+Converse API (`aws.BedrockClient`). The reliability wrappers
+`ai.clients.Retry`, `ai.clients.Fallback` and `ai.clients.RoundRobin` compose
+them as on the engine. Clients the engine has that are not chat models
+(`openai-images`, `claude-code`, ...) are reported by `validate_clients` when
+the program is loaded, not when it calls.
 """
 
 from __future__ import annotations
@@ -43,6 +45,18 @@ class Provider:
     default_model: str | None = None
 
 
+_ANTHROPIC = frozenset({"model", "api_key", "base_url", "timeout", "max_tokens", "temperature", "top_p", "top_k",
+                        "stop_sequences", "thinking", "tool_choice", "request_body", "headers", "query_params",
+                        "capture_wire"})
+_GEMINI = frozenset({"model", "api_key", "base_url", "request_body", "headers", "query_params", "temperature",
+                     "max_output_tokens", "top_p", "top_k", "stop_sequences", "response_modalities",
+                     "safety_settings", "capture_wire", "timeout"})
+_VERTEX = _GEMINI | {"project_id", "location", "credentials_json", "credentials_file"}
+_BEDROCK = frozenset({"model", "region", "profile", "access_key_id", "secret_access_key", "session_token",
+                      "endpoint_url", "max_tokens", "temperature", "top_p", "stop_sequences", "tool_choice",
+                      "cache_system_prompt", "cache_tools", "additional_model_request_fields", "request_body",
+                      "headers", "query_params", "capture_wire", "timeout"})
+
 PROVIDERS: dict[str, Provider] = {p.constructor: p for p in (
     Provider("openai.ChatClient", "chat", "openai-chat", "https://api.openai.com/v1", "OPENAI_API_KEY", True,
              _CHAT | {"max_completion_tokens", "structured_output"}, default_model="gpt-4o-mini"),
@@ -57,13 +71,26 @@ PROVIDERS: dict[str, Provider] = {p.constructor: p for p in (
     Provider("openai.AzureClient", "chat", "azure", None, "AZURE_OPENAI_API_KEY", True,
              _CHAT | {"max_completion_tokens", "resource_name", "deployment_id", "api_version"},
              auth_header="api-key", default_max_tokens=4096),
+    Provider("anthropic.Client", "anthropic", "anthropic", "https://api.anthropic.com", "ANTHROPIC_API_KEY", True,
+             _ANTHROPIC, auth_header="x-api-key", default_max_tokens=8192, default_model="claude-haiku-4-5"),
+    Provider("google.GeminiClient", "gemini", "google", "https://generativelanguage.googleapis.com/v1beta",
+             "GOOGLE_API_KEY", True, _GEMINI, auth_header="x-goog-api-key", default_model="gemini-2.5-flash"),
+    Provider("google.VertexClient", "vertex", "vertex", None, None, False, _VERTEX,
+             default_model="gemini-2.5-flash"),
+    Provider("aws.BedrockClient", "bedrock", "aws-bedrock", None, None, False, _BEDROCK),
 )}
+
+# The engine types these options `ai.Credential` (a literal or `env.NAME`, read per request);
+# the other options of the Anthropic, Google and AWS clients take values only.
+_CREDENTIAL_OPTIONS = frozenset({"api_key", "base_url", "project_id", "endpoint_url"})
+_TYPED_APIS = frozenset({"anthropic", "gemini", "vertex", "bedrock"})
 
 # `client: "PREFIX/MODEL"`: the prefixes ingot supports, and the other ones the engine knows.
 SHORTHANDS = {"openai": "openai.ResponsesClient", "openai-chat": "openai.ChatClient",
-              "ollama": "openai.OllamaClient", "openrouter": "openai.OpenRouterClient"}
-ENGINE_ONLY_SHORTHANDS = ("anthropic", "google", "vertex", "bedrock", "openai-images", "ai-gateway-images",
-                          "claude-code")
+              "ollama": "openai.OllamaClient", "openrouter": "openai.OpenRouterClient",
+              "anthropic": "anthropic.Client", "google": "google.GeminiClient", "vertex": "google.VertexClient",
+              "bedrock": "aws.BedrockClient"}
+ENGINE_ONLY_SHORTHANDS = ("openai-images", "ai-gateway-images", "claude-code")
 WRAPPERS = {"ai.clients.Retry": frozenset({"inner", "max_attempts"}),
             "ai.clients.Fallback": frozenset({"members"}),
             "ai.clients.RoundRobin": frozenset({"members"})}
@@ -116,8 +143,7 @@ def _check(spec: ClientSpec, function: str | None) -> list[Diagnostic]:
             return []
         if prefix in ENGINE_ONLY_SHORTHANDS:
             return diag(Code.UNSUPPORTED, f"the `{prefix}/...` client shorthand is not supported yet "
-                                          "(ingot calls OpenAI-compatible endpoints: openai, openai-chat, ollama, "
-                                          "openrouter)")
+                                          "(ingot calls chat models: " + ", ".join(SHORTHANDS) + ")")
         if prefix == "azure":
             return diag(Code.SYNTAX, where + 'there is no "azure/<model>" shorthand: an Azure request goes to a '
                                              "deployment, which a model name does not identify; build "
@@ -135,11 +161,15 @@ def _check(spec: ClientSpec, function: str | None) -> list[Diagnostic]:
         return []
     provider = PROVIDERS.get(ctor)
     if provider is None:
-        return diag(Code.UNSUPPORTED, f"the `{ctor}` client is not supported yet (ingot calls OpenAI-compatible "
-                                      "endpoints: " + ", ".join(sorted(PROVIDERS)) + ")")
+        return diag(Code.UNSUPPORTED, f"the `{ctor}` client is not supported yet (ingot calls chat models: "
+                                      + ", ".join(sorted(PROVIDERS)) + ")")
     for name, value in spec.options.items():
         if name not in provider.options:
             return diag(Code.BAD_ARGUMENTS, f"{ctor}.new has no option `{name}`")
+        if isinstance(value, EnvRef) and provider.api in _TYPED_APIS and name not in _CREDENTIAL_OPTIONS:
+            return diag(Code.MISMATCH, f"mismatched types: `{name}` of {ctor}.new takes a value, found "
+                                       f"`baml.env.Ref` (env.{value.name}); only {', '.join(sorted(_CREDENTIAL_OPTIONS))} "
+                                       "may name an environment variable")
         if name == "structured_output" and value:
             return diag(Code.UNSUPPORTED, "`structured_output = true` is not supported yet")
         if name == "timeout" and value is not None:

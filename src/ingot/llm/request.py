@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from ingot.llm.clients import Provider, credential_sources, resolve_credential
 from ingot.llm.errors import LlmFailure
+from ingot.llm.prompt import Message, prompt_messages
 
 REPAIR_PROMPT = "The reply did not match the required schema. Answer again with only the corrected value."
 
@@ -49,22 +50,39 @@ class Conversation:
     prompt: str
     turns: list[tuple[str, str]] = field(default_factory=list)
 
+    @property
+    def messages(self) -> list[Message]:
+        """The prompt's chat messages (split at its `role(...)` markers)."""
+        return prompt_messages(self.prompt)
+
 
 def build_request(provider: Provider, options: dict[str, Any], conv: Conversation,
-                  preview: bool = False) -> HttpRequest:
-    """The request `provider` sends; `preview` leaves the credential out (nothing is sent)."""
+                  preview: bool = False, stream: bool = False) -> HttpRequest:
+    """The request `provider` sends; `preview` leaves the credential out (nothing is sent); `stream`
+    asks for server-sent events."""
+    if provider.api == "anthropic":
+        from ingot.llm import anthropic
+
+        return anthropic.build(provider, options, conv, preview, stream)
+    if provider.api in ("gemini", "vertex"):
+        from ingot.llm import google
+
+        return google.build(provider, options, conv, preview, stream)
+    if provider.api == "bedrock":
+        from ingot.llm import bedrock
+
+        return bedrock.build(provider, options, conv, preview, stream)
     if provider.api == "responses":
-        return _responses_request(provider, options, conv, preview)
-    return _chat_request(provider, options, conv, preview)
+        return _responses_request(provider, options, conv, preview, stream)
+    return _chat_request(provider, options, conv, preview, stream)
 
 
 # -- Chat Completions -----------------------------------------------------------------------------
-def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
+def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool,
+                  stream: bool = False) -> HttpRequest:
     base = _base_url(p, o)
     model = o.get("model", p.default_model)
-    parts = [{"type": "text", "text": conv.prompt}] if conv.prompt else []
-    content: Any = conv.prompt if p.collapse_text else parts
-    messages: list[dict[str, Any]] = [{"role": "system", "content": content}]
+    messages = _chat_prompt(conv.messages, p.collapse_text)
     for role, text in conv.turns:
         if role == "assistant" and not text.strip():
             continue  # the engine drops empty assistant turns
@@ -81,6 +99,10 @@ def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: b
                        ("stop", o.get("stop")), ("seed", o.get("seed"))):
         if value is not None:
             body[key] = value
+    if stream:
+        body["stream"] = True
+        if p.constructor == "openai.ChatClient":  # only first-party OpenAI takes stream_options
+            body["stream_options"] = {"include_usage": True}
     body = _merge(body, overrides) if overrides is not None else body
     query: dict[str, str] = {}
     if p.constructor == "openai.AzureClient" and o.get("api_version", "2024-10-21") is not None:
@@ -88,6 +110,23 @@ def _chat_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: b
     query.update({str(k): str(v) for k, v in (o.get("query_params") or {}).items()})
     url = base + "/chat/completions" + _query(query)
     return HttpRequest("POST", url, _headers(p, o, preview), _dumps(body))
+
+
+def _chat_prompt(prompt: list[Message], collapse: bool) -> list[dict[str, Any]]:
+    """`chat_lower_prompt`: `tool` becomes `user`, adjacent messages of one role merge."""
+    merged: list[tuple[str, list[str]]] = []
+    for m in prompt:
+        role = "user" if m.role == "tool" else m.role
+        texts = [m.text] if m.text else []
+        if merged and merged[-1][0] == role:
+            merged[-1][1].extend(texts)
+        else:
+            merged.append((role, texts))
+    out: list[dict[str, Any]] = []
+    for role, texts in merged:
+        content: Any = "".join(texts) if collapse else [{"type": "text", "text": t} for t in texts]
+        out.append({"role": role, "content": content})
+    return out
 
 
 def _base_url(p: Provider, o: dict[str, Any]) -> str:
@@ -126,20 +165,29 @@ def _azure_base(o: dict[str, Any], explicit: str | None) -> str:
                  "AZURE_OPENAI_ENDPOINT environment variable, or base_url instead of deployment_id")
 
 
+def header_overrides(o: dict[str, Any]) -> dict[str, str]:
+    """The client's `headers` option, names lowercased."""
+    return {str(name).lower(): str(value) for name, value in (o.get("headers") or {}).items()}
+
+
+def resolve_key(p: Provider, o: dict[str, Any]) -> str:
+    """The API key (`api_key`, else the provider's variable), or the engine's InvalidRequest."""
+    key = resolve_credential(o.get("api_key"), p.key_env)
+    if key is None:
+        if p.api == "chat":
+            detail = f"{p.tag} needs an API key: pass api_key, or set {p.key_env}"
+        else:
+            detail = (f"{p.tag} needs an API key: pass api_key (a literal or env.NAME), or set one of the variables "
+                      "it consulted \u2014 " + credential_sources(o.get("api_key"), p.key_env))
+        raise LlmFailure("InvalidRequest", provider=p.tag, status_code=None, detail=detail, raw_body=None)
+    return key
+
+
 def _headers(p: Provider, o: dict[str, Any], preview: bool) -> dict[str, str]:
-    headers = {"content-type": "application/json"}
-    for name, value in (o.get("headers") or {}).items():
-        headers[str(name).lower()] = str(value)
+    headers = {"content-type": "application/json", **header_overrides(o)}
     if preview:
         return headers
-    key = resolve_credential(o.get("api_key"), p.key_env)
-    if key is None and p.key_required:
-        if p.api == "responses":
-            detail = ("openai needs an API key: pass api_key (a literal or env.NAME), or set one of the variables "
-                      "it consulted \u2014 " + credential_sources(o.get("api_key"), p.key_env))
-        else:
-            detail = f"{p.tag} needs an API key: pass api_key, or set {p.key_env}"
-        raise LlmFailure("InvalidRequest", provider=p.tag, status_code=None, detail=detail, raw_body=None)
+    key = resolve_key(p, o) if p.key_required else resolve_credential(o.get("api_key"), p.key_env)
     if key is not None:
         if p.auth_header == "api-key":
             headers["api-key"] = key
@@ -149,9 +197,13 @@ def _headers(p: Provider, o: dict[str, Any], preview: bool) -> dict[str, str]:
 
 
 # -- Responses API ------------------------------------------------------------------------------------
-def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool) -> HttpRequest:
-    items: list[dict[str, Any]] = [{"role": "system", "content": [{"type": "input_text", "text": conv.prompt}]
-                                    if conv.prompt else []}]
+def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, preview: bool,
+                       stream: bool = False) -> HttpRequest:
+    items: list[dict[str, Any]] = []
+    for m in conv.messages:
+        kind = "output_text" if m.role == "assistant" else "input_text"
+        items.append({"role": "user" if m.role in ("", "tool") else m.role,
+                      "content": [{"type": kind, "text": m.text}] if m.text else []})
     for role, text in conv.turns:
         if role == "assistant":
             if text.strip():
@@ -170,6 +222,8 @@ def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, previ
         body["text"] = {"verbosity": o["verbosity"]}
     if o.get("parallel_tool_calls") is not None:
         body["parallel_tool_calls"] = o["parallel_tool_calls"]
+    if stream:
+        body["stream"] = True
     if o.get("request_body") is not None:
         body = _merge(body, o["request_body"])
     headers = _headers(p, o, preview)
@@ -179,8 +233,20 @@ def _responses_request(p: Provider, o: dict[str, Any], conv: Conversation, previ
 
 
 # -- replies -----------------------------------------------------------------------------------------
-def parse_response(provider: Provider, status: int, text: str) -> Turn:
+def parse_response(provider: Provider, status: int, text: str, options: dict[str, Any] | None = None) -> Turn:
     """A 2xx reply as a `Turn`; raises `LlmFailure` for an envelope the engine rejects."""
+    if provider.api == "anthropic":
+        from ingot.llm import anthropic
+
+        return anthropic.parse(provider.tag, status, text)
+    if provider.api in ("gemini", "vertex"):
+        from ingot.llm import google
+
+        return google.parse(provider.tag, status, text, google.is_claude(provider, options or {}))
+    if provider.api == "bedrock":
+        from ingot.llm import bedrock
+
+        return bedrock.parse(provider.tag, status, text)
     try:
         data = json.loads(text)
     except ValueError as e:
@@ -285,6 +351,16 @@ def retry_after_ms(headers: dict[str, str]) -> int | None:
 
 
 # -- helpers --------------------------------------------------------------------------------------------
+def merge_body(body: dict[str, Any], overrides: Any) -> Any:
+    """`ai.wire.merge_request_body`: the client's `request_body` deep-merged over `body`."""
+    return body if overrides is None else _merge(body, overrides)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as the engine writes bodies."""
+    return _dumps(value)
+
+
 def _merge(base: Any, patch: Any) -> Any:
     """The engine's deep merge: objects merge key by key, `null` deletes, anything else replaces."""
     if not isinstance(patch, dict):

@@ -16,6 +16,7 @@ from ingot.mir import ir
 from ingot.mir.builder import CfgBuilder
 from ingot.semantics import builtins as B
 from ingot.semantics.check import alternatives, is_catch_all
+from ingot.semantics.clients import ROLE_CLOSE, ROLE_OPEN
 from ingot.semantics.hir import (
     BuiltinRef,
     ClientRef,
@@ -822,6 +823,9 @@ class Lowerer:
             if self.st.output_format is None:
                 raise self.unsupported("`ctx.output_format()` outside a prompt", e.span)
             return ir.Copy(self.var_local(self.st.output_format))
+        if info.target == "ctx.role":  # a marker the LLM client splits the rendered prompt at
+            role = self.operands(info.args, e.span)[0]
+            return self.rvalue_operand(ir.Format((ROLE_OPEN, role, ROLE_CLOSE)), e.span, STRING)
         args = self.operands(info.args, e.span)
         if info.kind in ("function", "method"):
             callee: ir.Callee = ir.FnCallee(info.target)

@@ -1085,6 +1085,20 @@ class Checker:
         return FuncT(tuple(t for _, t, _, _ in params), body_ret)
 
     # -- calls ----------------------------------------------------------------------
+    def prompt_role(self, e: A.Call) -> Ty:
+        """`${role("system")}` in a prompt: starts a chat message with that role."""
+        named = {a.name: a.value for a in e.args if a.name is not None}
+        positional = [a.value for a in e.args if a.name is None]
+        name = positional[0] if positional else named.pop("name", None)
+        if name is None or len(positional) > 1 or set(named) - {"metadata"}:
+            self.error(Code.BAD_ARGUMENTS, "role(...) takes the role's name, e.g. `role(\"system\")`", e.span)
+            raise CheckAbort
+        self.expr(name, STRING)
+        if "metadata" in named:
+            self.expr(named["metadata"], None)
+        self.tp.calls[e] = CallInfo("builtin", "ctx.role", [name])
+        return STRING
+
     def call(self, e: A.Call, expected: Ty | None) -> Ty:
         callee = e.callee
         if isinstance(callee, A.Name) and self.lookup(callee.ident) is None:
@@ -1094,6 +1108,8 @@ class Checker:
                 self.tp.names[callee] = FuncRef(fn.name)
                 self.tp.types[callee] = fn.func_type()
                 return self.call_item(e, fn, None)
+            if callee.ident == "role" and self.in_prompt:
+                return self.prompt_role(e)
             if callee.ident not in items.consts and callee.ident not in items.clients:
                 if callee.ident in items.classes or callee.ident in PRIMS:
                     self.error(Code.NOT_CALLABLE, f"`{callee.ident}` is not a function and cannot be called",

@@ -16,6 +16,11 @@ from typing import Any
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
+# `${role("user")}` in a prompt renders as ROLE_OPEN + "user" + ROLE_CLOSE; the LLM
+# client splits the rendered prompt into chat messages at these markers.
+ROLE_OPEN = "\x00role:"
+ROLE_CLOSE = "\x00"
+
 
 @dataclass(frozen=True, slots=True)
 class EnvRef:
@@ -69,11 +74,41 @@ def literal(e: A.Expr, clients: frozenset[str] = frozenset()) -> Any:
         return {literal(k, clients): literal(v, clients) for k, v in e.entries}
     if isinstance(e, A.Name) and e.ident in clients:
         return ClientRef(e.ident)
+    if isinstance(e, A.Call):
+        return option_constructor(e, clients)
     path = dotted(e)
     if path is not None and path.startswith("env.") and path.count(".") == 1:
         return EnvRef(path[4:])
     raise ClientError(Diagnostic(Code.UNSUPPORTED, "client options must be literals or `env.NAME`; "
                                  "computed client options are not supported yet", e.span))
+
+
+# Typed client options built by a constructor (`google.SafetySetting.new(...)`): the
+# constructor's parameters, and the JSON object it stands for.
+OPTION_CONSTRUCTORS: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
+    "google.SafetySetting.new": (("category", "threshold"), {}),
+    "anthropic.ThinkingConfig.enabled": (("budget_tokens",), {"type": "enabled"}),
+    "anthropic.ThinkingConfig.disabled": ((), {"type": "disabled", "budget_tokens": None}),
+}
+
+
+def option_constructor(e: A.Call, clients: frozenset[str]) -> dict[str, Any]:
+    """`google.SafetySetting.new("HARM_CATEGORY_X", "BLOCK_NONE")` as the object it builds."""
+    path = dotted(e.callee)
+    if path not in OPTION_CONSTRUCTORS:
+        raise ClientError(Diagnostic(Code.UNSUPPORTED, "client options must be literals, `env.NAME` or one of "
+                                     + ", ".join(f"`{name}(...)`" for name in OPTION_CONSTRUCTORS), e.span))
+    params, fixed = OPTION_CONSTRUCTORS[path]
+    out: dict[str, Any] = dict(fixed)
+    for i, arg in enumerate(e.args):
+        name = arg.name if arg.name is not None else (params[i] if i < len(params) else None)
+        if name not in params or name in out and name not in fixed:
+            raise ClientError(Diagnostic(Code.BAD_ARGUMENTS, f"`{path}` takes ({', '.join(params)})", arg.span))
+        out[name] = literal(arg.value, clients)
+    missing = [p for p in params if p not in out]
+    if missing:
+        raise ClientError(Diagnostic(Code.BAD_ARGUMENTS, f"`{path}` needs `{missing[0]}`", e.span))
+    return out
 
 
 def client_spec(decl: A.ClientDecl, clients: frozenset[str] = frozenset()) -> ClientSpec:
