@@ -50,7 +50,7 @@ class Pack:
     guard: tuple[Expr, ...]
     host_calls: tuple[HostCall, ...]
     sample_inputs: dict[str, Any] = field(repr=False)  # the numeric inputs of the sample packed
-    dtype: torch.dtype = torch.float32
+    dtype: torch.dtype = torch.float64  # BAML's float
     input_names: tuple[str, ...] = ()  # placeholder names, one per layout input
     _graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
     _guard_graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
@@ -125,7 +125,7 @@ def pack(program: Program, function: str, sample: Mapping[str, Any], *, dtype: t
     """
     fn = program.function(function)
     values = program.convert_args(function, dict(sample))
-    dtype = dtype or torch.get_default_dtype()
+    dtype = dtype or torch.float64  # BAML's float: results equal the VM's
     interner = Interner()
     vm = PackVM(program.view, interner, dtype)
     names = [n for n, _ in program.view.function(function).params]
