@@ -34,15 +34,16 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.fx as fx
 
-from ingot.pack.columns import LayoutRows, extract
+from ingot.pack.columns import Extracted, LayoutRows, extract
 from ingot.pack.lower import emit_tree
 from ingot.pack.residual import Pack, pack
+from ingot.pack.trace import Layout
 from ingot.symbolic.expr import Expr
 
 if TYPE_CHECKING:
     from ingot.api import Program
 
-__all__ = ["BatchPlan", "Group", "pack_batch"]
+__all__ = ["BatchPlan", "Group", "PackCache", "pack_batch"]
 
 BAML_FLOAT = torch.float64
 
@@ -53,15 +54,12 @@ class Group:
 
     pack: Pack
     members: torch.Tensor
-    prepare: Callable[[fx.GraphModule], Callable[..., Any]] = field(repr=False)
-    _graph: Callable[..., Any] | None = field(default=None, init=False, repr=False)
+    prepare: Callable[[Pack], Callable[..., Any]] = field(repr=False)
 
     @property
     def graph(self) -> Callable[..., Any]:
         """The path's graph, built when first needed (a merged layout never needs it)."""
-        if self._graph is None:
-            self._graph = self.prepare(self.pack.to_fx())
-        return self._graph
+        return self.prepare(self.pack)
 
 
 @dataclass
@@ -78,22 +76,50 @@ class LayoutPlan:
         return len(self.part.rows)
 
 
+class PackCache:
+    """Packs and graphs shared by the plans of many batches (one data loader, many epochs).
+
+    A batch's rows try the packs already made for their layout before any new concolic run,
+    and a merged layout's graph covers every pack known for the layout, so it is built (and
+    compiled) once, not once per batch.
+    """
+
+    def __init__(self) -> None:
+        self.packs: dict[Layout, list[Pack]] = {}
+        self.graphs: dict[tuple[int, ...], Callable[..., Any]] = {}  # by the packs' ids: a group's or a merge's
+
+
 class BatchPlan:
-    """Layouts, paths, graphs and stacked inputs for one data set; evaluate as often as needed."""
+    """Layouts, paths, graphs and stacked inputs for one data set; evaluate as often as needed.
+
+    `samples` are rows or columns (see `pack.columns`), or the `LayoutRows` a data loader's
+    workers extracted (`pack.data`). `cache` shares packs and graphs with other plans.
+    """
 
     def __init__(self, program: Program, function: str, samples: Any, *, merge: bool = False,
                  dtype: torch.dtype | None = None, device: torch.device | str | None = None,
-                 compile: Mapping[str, Any] | bool | None = None) -> None:  # noqa: A002 - torch's word
+                 compile: Mapping[str, Any] | bool | None = None,  # noqa: A002 - torch's word
+                 cache: PackCache | None = None) -> None:
         self.program, self.function, self.merge = program, function, merge
         self.dtype = dtype or BAML_FLOAT
         self.device = torch.device(device) if device is not None else torch.device("cpu")
         self.compile_options = ({} if compile is True else dict(compile)) if compile else None
-        self.size, parts = extract(program, function, samples, self.dtype, self.device)
+        self.cache = cache if cache is not None else PackCache()
+        if isinstance(samples, Extracted):
+            self.size, parts = samples.size, [p.to(self.device) for p in samples.parts]
+        else:
+            self.size, parts = extract(program, function, samples, self.dtype, self.device)
         self.layouts = [self.plan_layout(part) for part in parts]
+        self._order: torch.Tensor | None = None
+        self._inverse: torch.Tensor | None = None
 
     # -- planning ---------------------------------------------------------------------------------
     def plan_layout(self, part: LayoutRows) -> LayoutPlan:
         plan = LayoutPlan(part)
+        empty = torch.zeros(0, dtype=torch.long, device=self.device)
+        for p in self.cache.packs.get(part.layout, ()):
+            plan.groups.append(Group(p, empty, self.group_graph))
+            plan.depends_on_hosts = plan.depends_on_hosts or depends_on_hosts(p)
         everything = torch.arange(len(part.rows), device=self.device)
         exact = self.place(plan, everything)
         self.finish(plan, exact)
@@ -119,7 +145,8 @@ class BatchPlan:
             mask = guard_mask(p, take(columns, pending), len(pending), self.device)
             exact = exact and bool(mask[0])
             mask[0] = True  # float rounding aside, a sample takes its own path
-            plan.groups.append(Group(p, pending.masked_select(mask), self.graph))
+            plan.groups.append(Group(p, pending.masked_select(mask), self.group_graph))
+            self.cache.packs.setdefault(plan.part.layout, []).append(p)
             plan.depends_on_hosts = plan.depends_on_hosts or depends_on_hosts(p)
             pending = pending.masked_select(~mask)
         return exact
@@ -135,15 +162,20 @@ class BatchPlan:
     def finish(self, plan: LayoutPlan, exact: bool) -> None:
         packs = [g.pack for g in plan.groups]
         if self.merge and len(packs) > 1 and exact and mergeable(packs):
-            plan.merged = self.graph(merged_graph(packs))
+            plan.merged = self.cached_graph(packs, lambda: merged_graph(packs))
         else:
             plan.merged = None
 
-    def graph(self, gm: fx.GraphModule) -> Callable[..., Any]:
-        gm = gm.to(self.device)
-        if self.compile_options is None:
-            return gm
-        return torch.compile(gm, **{"dynamic": True, **self.compile_options})
+    def group_graph(self, p: Pack) -> Callable[..., Any]:
+        return self.cached_graph([p], p.to_fx)
+
+    def cached_graph(self, packs: list[Pack], build: Callable[[], fx.GraphModule]) -> Callable[..., Any]:
+        key = tuple(id(p) for p in packs)
+        if key not in self.cache.graphs:
+            gm = build().to(self.device)
+            self.cache.graphs[key] = gm if self.compile_options is None else \
+                torch.compile(gm, **{"dynamic": True, **self.compile_options})
+        return self.cache.graphs[key]
 
     @property
     def paths(self) -> int:
@@ -165,7 +197,23 @@ class BatchPlan:
         parts: list[tuple[torch.Tensor, Any]] = []
         for plan in self.layouts:
             parts.extend(self.evaluate_layout(plan))
-        return assemble(parts, self.size, self.dtype, self.device)
+        if not parts:
+            return []
+        return assemble(parts, self.size, self.dtype, self.device, self.inverse(parts))
+
+    def inverse(self, parts: list[tuple[torch.Tensor, Any]]) -> torch.Tensor | None:
+        """The permutation from the parts' rows, concatenated, to sample order (None: the identity).
+
+        Cached: it changes only when rows move between groups."""
+        order = torch.cat([rows for rows, _ in parts]) if len(parts) > 1 else parts[0][0]
+        if self._order is not None and self._order.shape == order.shape and torch.equal(self._order, order):
+            return self._inverse
+        self._order = order
+        if torch.equal(order, torch.arange(self.size, device=self.device)):
+            self._inverse = None
+        else:
+            self._inverse = torch.empty_like(order).scatter_(0, order, torch.arange(self.size, device=self.device))
+        return self._inverse
 
     def evaluate_layout(self, plan: LayoutPlan, replanned: bool = False) -> list[tuple[torch.Tensor, Any]]:
         columns, rows = plan.part.columns, plan.part.rows
@@ -296,14 +344,11 @@ def scalar_tensor(value: Any, dtype: torch.dtype, like: Any) -> Any:
 
 
 # -- assembling outputs ---------------------------------------------------------------------------
-def assemble(parts: list[tuple[torch.Tensor, Any]], n: int, dtype: torch.dtype, device: torch.device) -> Any:
-    """Scatter each part's rows back into sample order."""
-    if not parts:
-        return []
+def assemble(parts: list[tuple[torch.Tensor, Any]], n: int, dtype: torch.dtype, device: torch.device,
+             inverse: torch.Tensor | None) -> Any:
+    """Put each part's rows back into sample order (`inverse`: from the parts' order to sample order)."""
     shapes = [skeleton(out) for _, out in parts]
     if all(s == shapes[0] for s in shapes) and shapes[0] is not None:
-        order = torch.cat([rows for rows, _ in parts]) if len(parts) > 1 else parts[0][0]
-        inverse = None if torch.equal(order, torch.arange(n, device=device)) else torch.argsort(order)
         return gather([(len(rows), out) for rows, out in parts], inverse, dtype, device)
     results: list[Any] = [None] * n
     for rows, out in parts:

@@ -34,7 +34,7 @@ from ingot.runtime.values import INT_MAX, INT_MIN
 if TYPE_CHECKING:
     from ingot.api import Program
 
-__all__ = ["LayoutRows", "extract", "is_columnar"]
+__all__ = ["Extracted", "LayoutRows", "extract", "is_columnar"]
 
 _NUMERIC = {"float": torch.float64, "int": torch.int64, "bool": torch.bool}
 _ACCEPTED: dict[str, set[type]] = {"float": {float, int}, "int": {int}, "bool": {bool}, "string": {str}, "enum": {str}}
@@ -48,6 +48,39 @@ class LayoutRows:
     rows: torch.Tensor  # long, indices into the samples, ascending
     columns: list[torch.Tensor]  # row k of each column belongs to sample rows[k]
     sample: Callable[[int], Mapping[str, Any]]  # a sample's arguments by its index (to pack it)
+
+    def to(self, device: torch.device) -> LayoutRows:
+        return LayoutRows(self.layout, self.rows.to(device), [c.to(device) for c in self.columns], self.sample)
+
+
+@dataclass
+class Extracted:
+    """Samples already split by layout (by `extract`, e.g. in a data loader's worker)."""
+
+    size: int
+    parts: list[LayoutRows]
+
+
+class RowOf:
+    """A sample by index from rows (picklable: it crosses from data loader workers)."""
+
+    def __init__(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.rows = rows
+
+    def __call__(self, i: int) -> Mapping[str, Any]:
+        return self.rows[i]
+
+
+class ColumnRowOf:
+    """A sample by index from columns, as Python values (picklable)."""
+
+    def __init__(self, columns: Mapping[str, Any]) -> None:
+        self.columns = columns
+
+    def __call__(self, i: int) -> dict[str, Any]:
+        def build(node: Any) -> Any:
+            return {k: build(v) for k, v in node.items()} if isinstance(node, Mapping) else cell(node, i)
+        return {k: build(v) for k, v in self.columns.items()}
 
 
 @dataclass(frozen=True)
@@ -73,13 +106,14 @@ def extract(program: Program, function: str, samples: Any, dtype: torch.dtype,
     """The number of samples and their layouts (see the module docstring)."""
     params = program.view.function(function).params
     leaves = flat_leaves(program, [(name, ty) for name, ty in params])
+    row: Callable[[int], Mapping[str, Any]]
     if is_columnar(samples):
         n = column_length(samples)
-        row = columnar_row(samples, params, leaves)
+        row = ColumnRowOf(samples)
     else:
         samples = list(samples)
         n = len(samples)
-        row = samples.__getitem__
+        row = RowOf(samples)
     if leaves is not None and n:
         parts = flat_extract(program, function, samples, leaves, n, row, dtype, device)
         if parts is not None:
@@ -145,20 +179,6 @@ def cell(column: Any, i: int) -> Any:
     return v.item() if hasattr(v, "item") and getattr(v, "ndim", 1) == 0 else v
 
 
-def columnar_row(columns: Mapping[str, Any], params: Sequence[tuple[str, Ty]],
-                 leaves: list[Leaf] | None) -> Callable[[int], dict[str, Any]]:
-    """The function from a sample index to its arguments (a row), for packing and errors."""
-
-    def row(i: int) -> dict[str, Any]:
-        def build(node: Any) -> Any:
-            if isinstance(node, Mapping):
-                return {k: build(v) for k, v in node.items()}
-            return cell(node, i)
-        return {k: build(v) for k, v in columns.items()}
-
-    return row
-
-
 # -- the column-wise path ----------------------------------------------------------------------------
 class _Reject(Exception):
     """A fast check failed: the samples go through per-sample conversion."""
@@ -215,6 +235,8 @@ def numeric_column(leaf: Leaf, values: Any, nulls: torch.Tensor | None, dtype: t
     else:
         if nulls is not None:
             values = [0 if v is None else v for v in values]
+        elif not isinstance(values, (list, tuple)):
+            values = list(values)
         if not set(map(type, values)) <= _ACCEPTED[leaf.kind]:
             raise _Reject
         try:
@@ -233,54 +255,50 @@ def code_column(leaf: Leaf, values: Any, nulls: torch.Tensor | None) -> torch.Te
     accepted = _ACCEPTED[leaf.kind] | ({type(None)} if nulls is not None else set())
     if not set(map(type, values)) <= accepted:
         raise _Reject
-    table: dict[Any, int] = {}
-    codes = [table.setdefault(v, len(table)) for v in values]
+    table = {v: k for k, v in enumerate(dict.fromkeys(values))}
+    codes = list(map(table.__getitem__, values))
     if leaf.kind == "enum" and not set(table) - {None} <= leaf.variants:
         raise _Reject
     return torch.tensor(codes, dtype=torch.int64)
 
 
 class RowReader:
-    """Leaves of row samples, one list per leaf; intermediate levels read once."""
+    """Leaves of row samples: each level (samples, then nested field values) is read once,
+    and checked to hold known keys only."""
 
     def __init__(self, samples: list[Any], leaves: list[Leaf]) -> None:
-        self.levels: dict[tuple[str, ...], list[Any]] = {(): samples}
-        self.fields = self.known_fields(leaves)
-        self.checked: set[tuple[str, ...]] = set()
-
-    @staticmethod
-    def known_fields(leaves: list[Leaf]) -> dict[tuple[str, ...], set[str]]:
-        known: dict[tuple[str, ...], set[str]] = {}
+        self.known: dict[tuple[str, ...], set[str]] = {}
+        self.required: dict[tuple[str, ...], set[str]] = {}
         for leaf in leaves:
             for depth in range(len(leaf.keys)):
-                known.setdefault(leaf.keys[:depth], set()).add(leaf.keys[depth])
-        return known
+                self.known.setdefault(leaf.keys[:depth], set()).add(leaf.keys[depth])
+                # A missing optional field is null, except a parameter: arguments are always given.
+                if depth < len(leaf.keys) - 1 or depth == 0 or not leaf.optional:
+                    self.required.setdefault(leaf.keys[:depth], set()).add(leaf.keys[depth])
+        self.levels: dict[tuple[str, ...], Sequence[Any]] = {(): samples}
+        self.fields: dict[tuple[str, ...], dict[str, Sequence[Any]]] = {}
 
-    def level(self, keys: tuple[str, ...]) -> list[Any]:
-        """The dicts at `keys` (samples, then field values), checked to hold known keys only."""
+    def level(self, keys: tuple[str, ...]) -> Sequence[Any]:
         if keys not in self.levels:
-            parent = self.level(keys[:-1])
-            try:
-                self.levels[keys] = [d[keys[-1]] for d in parent]
-            except KeyError:
-                raise _Reject from None
-        level = self.levels[keys]
-        if keys not in self.checked:
-            known = self.fields[keys]
-            if not set(map(type, level)) <= {dict} or not all(map(known.issuperset, level)):
-                raise _Reject
-            self.checked.add(keys)
-        return level
+            self.levels[keys] = self.columns(keys[:-1])[keys[-1]]
+        return self.levels[keys]
 
-    def leaf(self, leaf: Leaf) -> tuple[list[Any], torch.Tensor | None]:
-        parent = self.level(leaf.keys[:-1])
-        if len(leaf.keys) == 1 or not leaf.optional:
-            try:
-                values = [d[leaf.keys[-1]] for d in parent]
+    def columns(self, keys: tuple[str, ...]) -> dict[str, Sequence[Any]]:
+        """The required fields of the dicts at `keys`, one sequence per field."""
+        if keys not in self.fields:
+            level = self.level(keys)
+            if not set(map(type, level)) <= {dict} or not all(map(self.known[keys].issuperset, level)):
+                raise _Reject
+            try:  # a comprehension per field beats itemgetter and zip(*rows) here
+                self.fields[keys] = {name: [d[name] for d in level] for name in self.required.get(keys, ())}
             except KeyError:
                 raise _Reject from None
-        else:
-            values = [d.get(leaf.keys[-1]) for d in parent]  # a missing optional field is null
+        return self.fields[keys]
+
+    def leaf(self, leaf: Leaf) -> tuple[Sequence[Any], torch.Tensor | None]:
+        parent, name = leaf.keys[:-1], leaf.keys[-1]
+        fields = self.columns(parent)
+        values = fields[name] if name in fields else [d.get(name) for d in self.level(parent)]
         nulls = torch.tensor([v is None for v in values]) if leaf.optional else None
         return values, nulls
 
@@ -338,5 +356,5 @@ def rowwise_extract(program: Program, function: str, samples: list[Mapping[str, 
         numbers.append(values)
     return [LayoutRows(layout, torch.tensor(rows, dtype=torch.long, device=device),
                        [c.to(device) for c in stack_inputs(layout, [numbers[i] for i in rows], dtype)],
-                       samples.__getitem__)
+                       RowOf(samples))
             for layout, rows in layouts.items()]
