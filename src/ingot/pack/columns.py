@@ -167,8 +167,8 @@ def column_length(columns: Mapping[str, Any]) -> int:
 
     for name, node in columns.items():
         walk(node, f"args.{name}")
-    if len(lengths) > 1:
-        (a, pa), (b, pb) = sorted(lengths.items())[:2]
+    if len(lengths) > 1:  # name the first column that disagrees with the first one
+        (a, pa), (b, pb) = list(lengths.items())[:2]
         raise ArgumentError(pb, f"has {b} rows but `{pa}` has {a}; columns must have one entry per sample")
     return next(iter(lengths), 0)
 

@@ -115,7 +115,8 @@ class Packed(torch.nn.Module):
                  ) -> None:
         super().__init__()
         self.program, self.function = program, function
-        self.options = {"merge": merge, "dtype": dtype or BAML_FLOAT, "device": device, "compile": compile}
+        self.options: dict[str, Any] = {"merge": merge, "dtype": dtype or BAML_FLOAT, "device": device,
+                                        "compile": compile}
         self.cache = PackCache()
         self.last_plan: BatchPlan | None = None
 
