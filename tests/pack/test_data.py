@@ -154,3 +154,24 @@ def test_torchrun_ddp_with_loader_workers_matches_the_single_process_loss(tmp_pa
     finally:
         torch.set_num_threads(threads)
     assert curve[-1]["train"] < curve[0]["train"] / 4
+
+
+def test_optional_bool_int_and_string_fields_are_read_column_wise() -> None:
+    program = ingot.load("class Row {\n  x float?\n  flag bool\n  n int\n  label string\n}\n"
+                         "function F(r: Row, bias: float) -> float {\n  let out = bias;\n  let x = r.x;\n"
+                         "  if (x != null) { out = out + x * 2.0 }\n"
+                         "  if (r.flag) { out = out - r.n } else { out = out + r.n * 0.5 }\n"
+                         "  if (r.label == \"big\") { out = out * 10.0 }\n  out\n}\n")
+    rows: list[dict[str, Any]] = [
+        {"r": {"x": None if i % 3 == 0 else i * 0.25, "flag": i % 2 == 0, "n": i,
+               "label": "big" if i % 4 == 0 else "small"}, "bias": 0.1 * i} for i in range(12)]
+    del rows[5]["r"]["x"]  # a missing optional field is null
+    want = [program.call("F", **r) for r in rows]
+    assert BatchPlan(program, "F", rows, merge=True).evaluate().tolist() == want
+    columns = {"r": {"x": [r["r"].get("x") for r in rows], "flag": torch.tensor([r["r"]["flag"] for r in rows]),
+                     "n": [r["r"]["n"] for r in rows], "label": [r["r"]["label"] for r in rows]},
+               "bias": [r["bias"] for r in rows]}
+    assert BatchPlan(program, "F", columns).evaluate().tolist() == want
+    with pytest.raises(ingot.ArgumentError) as e:
+        BatchPlan(program, "F", [*rows[:2], {"r": {**rows[2]["r"], "n": 1.5}, "bias": 0.0}])
+    assert e.value.path == "args.r.n" and "in sample 2 of 3" in "\n".join(e.value.__notes__)

@@ -106,7 +106,7 @@ class BatchPlan:
         self.compile_options = ({} if compile is True else dict(compile)) if compile else None
         self.cache = cache if cache is not None else PackCache()
         if isinstance(samples, Extracted):
-            self.size, parts = samples.size, [p.to(self.device) for p in samples.parts]
+            self.size, parts = samples.size, [p.to(self.device, self.dtype) for p in samples.parts]
         else:
             self.size, parts = extract(program, function, samples, self.dtype, self.device)
         self.layouts = [self.plan_layout(part) for part in parts]

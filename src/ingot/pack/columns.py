@@ -49,8 +49,10 @@ class LayoutRows:
     columns: list[torch.Tensor]  # row k of each column belongs to sample rows[k]
     sample: Callable[[int], Mapping[str, Any]]  # a sample's arguments by its index (to pack it)
 
-    def to(self, device: torch.device) -> LayoutRows:
-        return LayoutRows(self.layout, self.rows.to(device), [c.to(device) for c in self.columns], self.sample)
+    def to(self, device: torch.device, dtype: torch.dtype) -> LayoutRows:
+        """On `device`, with float columns in `dtype` (a worker may have stacked another)."""
+        columns = [c.to(device, dtype) if c.dtype.is_floating_point else c.to(device) for c in self.columns]
+        return LayoutRows(self.layout, self.rows.to(device), columns, self.sample)
 
 
 @dataclass
