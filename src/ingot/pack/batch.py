@@ -71,10 +71,6 @@ class LayoutPlan:
     merged: Callable[..., Any] | None = None
     depends_on_hosts: bool = False
 
-    @property
-    def layout_rows(self) -> int:
-        return len(self.part.rows)
-
 
 class PackCache:
     """Packs and graphs shared by the plans of many batches (one data loader, many epochs).
@@ -237,14 +233,13 @@ class BatchPlan:
         """Move the rows whose group's guard no longer holds (vectorised per group)."""
         columns = plan.part.columns
         left: list[torch.Tensor] = []
-        with torch.no_grad():
-            for g in plan.groups:
-                if not len(g.members) or not depends_on_hosts(g.pack):
-                    continue
-                mask = guard_mask(g.pack, take(columns, g.members), len(g.members), self.device)
-                if not bool(mask.all()):
-                    left.append(g.members.masked_select(~mask))
-                    g.members = g.members.masked_select(mask)
+        for g in plan.groups:
+            if not len(g.members) or not depends_on_hosts(g.pack):
+                continue
+            mask = guard_mask(g.pack, take(columns, g.members), len(g.members), self.device)
+            if not bool(mask.all()):
+                left.append(g.members.masked_select(~mask))
+                g.members = g.members.masked_select(mask)
         if left:
             self.place(plan, torch.cat(left))
 
@@ -256,8 +251,9 @@ def pack_batch(program: Program, function: str, samples: Any, *, merge: bool = F
 
 
 def guard_mask(p: Pack, columns: list[torch.Tensor], n: int, device: torch.device) -> torch.Tensor:
-    """The pack's guard on stacked inputs, as a bool tensor of `n` rows."""
-    return torch.as_tensor(p.guard_fx()(*columns), device=device).expand(n).clone()
+    """The pack's guard on stacked inputs, as a bool tensor of `n` rows (no autograd: masks only select)."""
+    with torch.no_grad():
+        return torch.as_tensor(p.guard_fx()(*columns), device=device).expand(n).clone()
 
 
 def take(columns: list[torch.Tensor], index: torch.Tensor) -> list[torch.Tensor]:
