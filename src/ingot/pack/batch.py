@@ -253,7 +253,7 @@ def pack_batch(program: Program, function: str, samples: Any, *, merge: bool = F
 def guard_mask(p: Pack, columns: list[torch.Tensor], n: int, device: torch.device) -> torch.Tensor:
     """The pack's guard on stacked inputs, as a bool tensor of `n` rows (no autograd: masks only select)."""
     with torch.no_grad():
-        return torch.as_tensor(p.guard_fx()(*columns), device=device).expand(n).clone()
+        return torch.as_tensor(p.guard_on(columns), device=device).expand(n).clone()
 
 
 def take(columns: list[torch.Tensor], index: torch.Tensor) -> list[torch.Tensor]:

@@ -85,6 +85,13 @@ class Pack:
             self._guard_graph = self._lower_guard()
         return self._guard_graph
 
+    def guard_on(self, columns: Sequence[torch.Tensor]) -> Any:
+        """The path condition evaluated directly on stacked inputs (no graph generated: for masks
+        computed once, such as a plan's grouping)."""
+        b = GraphBuilder.eager(dict(zip(self.inputs, columns)), self.program.bex.host_callables, self.dtype)
+        b.add_host_calls(self.host_calls)
+        return b.conjunction(self.guard)
+
     def _lower_guard(self) -> fx.GraphModule:
         b = self.builder()
         return b.module(b.conjunction(self.guard), f"{self.function}Guard")
