@@ -88,7 +88,7 @@ def main() -> None:
                 optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
-                total += loss.item() * len(plan.samples)
+                total += loss.item() * plan.size
             mean = total / len(samples)
             first = first or mean
             last = mean

@@ -74,7 +74,7 @@ def test_merged_graphs_leak_no_nan_from_the_path_a_row_did_not_take() -> None:
     plan = BatchPlan(program, "Dist", [{"x": x} for x in xs], merge=True, dtype=F64)
     assert plan.merged and not plan.groups  # one masked graph for both paths
     x = torch.tensor(xs, dtype=F64, requires_grad=True)
-    out = plan.merged[0].graph(x)
+    out, _ = plan.merged[0](x)
     (grad,) = torch.autograd.grad(out.sum(), x)
     assert torch.isfinite(grad).all()
     assert grad.tolist() == [0.25, -1.0, 1.0, -1.0, -1.0]
@@ -82,5 +82,5 @@ def test_merged_graphs_leak_no_nan_from_the_path_a_row_did_not_take() -> None:
     naive = torch.tensor(xs, dtype=F64, requires_grad=True)
     (bad,) = torch.autograd.grad(torch.where(naive > 0, torch.sqrt(naive), -naive).sum(), naive)
     assert torch.isnan(bad).any()
-    assert torch.autograd.gradcheck(plan.merged[0].graph, (torch.tensor([4.0, -1.0, 0.5], dtype=F64,
+    assert torch.autograd.gradcheck(lambda t: plan.merged[0](t)[0], (torch.tensor([4.0, -1.0, 0.5], dtype=F64,
                                                                          requires_grad=True),))

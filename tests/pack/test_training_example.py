@@ -14,12 +14,13 @@ pytest.importorskip("torch", reason="the training example needs PyTorch (pip ins
 EXAMPLE = Path(__file__).parents[2] / "examples" / "training"
 
 
-def test_stripped_source_compiles_on_the_real_engine() -> None:
+@pytest.mark.parametrize("name", ["center_rectangle.baml", "listing_price.baml"])
+def test_stripped_source_compiles_on_the_real_engine(name: str) -> None:
     bridge = pytest.importorskip("baml_bridge")
     from ingot.syntax.annotations import harvest
     from ingot.syntax.diagnostics import SourceFile
 
-    text = (EXAMPLE / "center_rectangle.baml").read_text(encoding="utf-8")
+    text = (EXAMPLE / name).read_text(encoding="utf-8")
     bridge.BamlRuntime.initialize_runtime(".", {"main.baml": harvest(SourceFile("main.baml", text)).text})
 
 

@@ -14,7 +14,9 @@ from typing import Any
 
 _EXPORTS = {
     "pack": "ingot.pack.residual", "Pack": "ingot.pack.residual",
-    "pack_batch": "ingot.pack.batch", "BatchPlan": "ingot.pack.batch",
+    "pack_batch": "ingot.pack.batch", "BatchPlan": "ingot.pack.batch", "PackCache": "ingot.pack.batch",
+    "SampleDataset": "ingot.pack.data", "SampleStream": "ingot.pack.data", "PackCollate": "ingot.pack.data",
+    "Packed": "ingot.pack.data",
     "as_torch_function": "ingot.pack.torch_bridge", "compile": "ingot.pack.torch_bridge",
     "unwrap_error": "ingot.pack.torch_bridge", "BridgeError": "ingot.pack.torch_bridge",
     "PackError": "ingot.pack.trace", "TensorBranchError": "ingot.pack.tensors",

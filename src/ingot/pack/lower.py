@@ -90,6 +90,20 @@ def placeholder_name(path: str, taken: set[str]) -> str:
     return name
 
 
+class EagerGraph:
+    """Stands in for an `fx.Graph` and runs each call as it is emitted: an expression evaluated
+    once (a guard's mask while planning) needs no generated code."""
+
+    def __init__(self, root: torch.nn.Module) -> None:
+        self.root = root
+
+    def call_function(self, target: Callable[..., Any], args: tuple[Any, ...] = ()) -> Any:
+        return target(*args)
+
+    def get_attr(self, name: str) -> Any:
+        return getattr(self.root, name)
+
+
 class GraphBuilder:
     """Emits expressions into one graph over shared placeholders."""
 
@@ -103,6 +117,16 @@ class GraphBuilder:
         self.nodes: dict[int, Any] = {}
         self.calls: dict[str, HostCall] = {}
         self._consts = [0]  # shared with sub-builders: constant attribute names stay unique
+
+    @classmethod
+    def eager(cls, values: Mapping[str, Any], hosts: Mapping[str, Callable[..., Any]],
+              dtype: torch.dtype) -> GraphBuilder:
+        """A builder that computes instead of recording: each expression is its value on `values`."""
+        b = object.__new__(cls)
+        b.root = torch.nn.Module()
+        b.graph = EagerGraph(b.root)  # type: ignore[assignment]  # duck-types the two methods emission uses
+        b.dtype, b.hosts, b.env, b.nodes, b.calls, b._consts = dtype, hosts, dict(values), {}, {}, [0]
+        return b
 
     def sub(self, env: Mapping[str, Any]) -> GraphBuilder:
         """A builder emitting into the same graph with inputs bound to other nodes (one path of a merge)."""

@@ -50,7 +50,7 @@ class Pack:
     guard: tuple[Expr, ...]
     host_calls: tuple[HostCall, ...]
     sample_inputs: dict[str, Any] = field(repr=False)  # the numeric inputs of the sample packed
-    dtype: torch.dtype = torch.float32
+    dtype: torch.dtype = torch.float64  # BAML's float
     input_names: tuple[str, ...] = ()  # placeholder names, one per layout input
     _graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
     _guard_graph: fx.GraphModule | None = field(default=None, init=False, repr=False)
@@ -84,6 +84,13 @@ class Pack:
         if self._guard_graph is None:
             self._guard_graph = self._lower_guard()
         return self._guard_graph
+
+    def guard_on(self, columns: Sequence[torch.Tensor]) -> Any:
+        """The path condition evaluated directly on stacked inputs (no graph generated: for masks
+        computed once, such as a plan's grouping)."""
+        b = GraphBuilder.eager(dict(zip(self.inputs, columns)), self.program.bex.host_callables, self.dtype)
+        b.add_host_calls(self.host_calls)
+        return b.conjunction(self.guard)
 
     def _lower_guard(self) -> fx.GraphModule:
         b = self.builder()
@@ -125,7 +132,7 @@ def pack(program: Program, function: str, sample: Mapping[str, Any], *, dtype: t
     """
     fn = program.function(function)
     values = program.convert_args(function, dict(sample))
-    dtype = dtype or torch.get_default_dtype()
+    dtype = dtype or torch.float64  # BAML's float: results equal the VM's
     interner = Interner()
     vm = PackVM(program.view, interner, dtype)
     names = [n for n, _ in program.view.function(function).params]
