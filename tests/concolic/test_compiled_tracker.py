@@ -22,7 +22,7 @@ from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Interner, Sort
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance" / "extra"]
+CORPORA = [ROOT / "tests" / "conformance" / "engine", ROOT / "tests" / "conformance" / "extra"]
 PROGRAMS = [p for c in CORPORA for p in sorted(c.glob("*.baml")) if p.with_suffix(".json").exists()]
 BENCH = sorted((ROOT / "bench" / "explore").glob("*.baml"))
 

@@ -12,7 +12,7 @@ import ingot
 from ingot.syntax.diagnostics import CompileError
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "conformance"
+SHARED = ROOT / "tests" / "conformance" / "engine"
 PROGRAMS = sorted(SHARED.glob("*.baml")) + sorted((ROOT / "tests" / "conformance" / "extra").glob("*.baml"))
 
 
