@@ -1,11 +1,11 @@
-"""The Python API: `ingot.load(path_or_source)` and `Program.call`."""
+"""The Python API: `ingot.load(path)`, `ingot.load_source(text)` and `Program.call`."""
 
 from __future__ import annotations
 
 import importlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -13,10 +13,11 @@ from typing import Any
 from ingot.bex.compiled import CompiledVM
 from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
-from ingot.compiler import Compiled, compile_source
+from ingot.compiler import Compiled, compile_files
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
 from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
+from ingot.project import project_files, read_sources
 from ingot.runtime import ops
 from ingot.runtime.errors import BamlError
 from ingot.runtime.values import Instance
@@ -51,9 +52,10 @@ class HostError(Exception):
 class Program:
     """A compiled BAML program: call its functions, inspect its MIR and bytecode."""
 
-    def __init__(self, compiled: Compiled, path: Path | None = None) -> None:
+    def __init__(self, compiled: Compiled, path: Path | None = None, files: Sequence[Path] = ()) -> None:
         self.compiled = compiled
-        self.path = path
+        self.path = path  # the file or directory it was loaded from (None: source text, several paths)
+        self.files = list(files)  # every file compiled, in order
         self.bex = compiled.bex
         self._converter = ArgumentConverter(compiled.bex, compiled.items)
         self._view: ProgramView | None = None
@@ -92,6 +94,18 @@ class Program:
                 self.bind(name, import_target(name, target))
 
     @property
+    def name(self) -> str:
+        """What messages call the program: its path, or its file name when loaded from text."""
+        return str(self.path) if self.path is not None else self.compiled.source.name
+
+    def source_path(self, name: str) -> Path | None:
+        """The path of the file diagnostics and traces call `name` (None for source text)."""
+        for source, path in zip(self.compiled.sources, self.files):
+            if source.name == name:
+                return path
+        return None
+
+    @property
     def functions(self) -> list[str]:
         """Callable user functions (methods and internal helpers excluded)."""
         return [f.name for f in self.bex.functions
@@ -100,7 +114,7 @@ class Program:
     def function(self, name: str) -> BexFunction:
         fn = self.bex.by_name.get(name)
         if fn is None or fn.synthetic or name.startswith("$"):
-            raise KeyError(f"no function `{name}` in {self.compiled.source.name}")
+            raise KeyError(f"no function `{name}` in {self.name}")
         return fn
 
     def convert_args(self, name: str, args: dict[str, Any]) -> list[Any]:
@@ -214,9 +228,18 @@ def forget_translations(program: Any) -> None:
     forget(program)
 
 
-def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts: bool = False,
-         resolve_hosts: bool = True) -> Program:
-    """Compile a BAML file (a `Path`, or a `str` naming an existing `.baml` file) or source text.
+PathArg = str | os.PathLike[str]
+
+
+def load(path: PathArg | Sequence[PathArg] | None = None, filename: str | None = None, *,
+         source: str | None = None, allow_hosts: bool = False, resolve_hosts: bool = True) -> Program:
+    """Compile a BAML project: a file, a directory (every `.baml` below it), or a list of them.
+
+    All files form one program with one namespace, as the engine compiles a `baml_src/`
+    folder; diagnostics and traces name each file relative to the project's root.
+    `source=` (or `load_source`) compiles text instead, named `filename` (default
+    `main.baml`). A `str` holding a newline is taken as source text too (no path holds
+    one); any other `str` is a path. A missing path raises `FileNotFoundError` naming it.
 
     Raises `ingot.CompileError` carrying every diagnostic when the source has errors.
     Host targets named in source (`@@ingot(host="module:callable")`) are imported only
@@ -225,28 +248,46 @@ def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts
     (checking, printing, exploring, where host results are symbolic inputs) pass
     `resolve_hosts=False`: nothing is imported and nothing is refused.
     """
-    path: Path | None = None
-    if isinstance(path_or_source, Path):
-        path = path_or_source
-    elif "\n" not in path_or_source and path_or_source.endswith(".baml") and Path(path_or_source).is_file():
-        path = Path(path_or_source)
-    if path is not None:
-        text = path.read_text(encoding="utf-8")
-        name = filename or path.name
-    else:
-        text = str(path_or_source)
-        name = filename or "main.baml"
-    program = Program(compile_source(text, name), path)
-    targets = {n: t for n, t in program.hosts.items() if t is not None}
+    if source is not None or (isinstance(path, str) and "\n" in path):
+        if source is not None and path is not None:
+            raise TypeError("give a path or source=, not both")
+        text = source if source is not None else str(path)
+        return load_source(text, filename or "main.baml", allow_hosts=allow_hosts, resolve_hosts=resolve_hosts)
+    if path is None:
+        raise TypeError("load() needs a path (a file or directory) or source=")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    try:
+        files = project_files(paths)
+    except FileNotFoundError as e:
+        if isinstance(path, str) and "{" in path:  # one line of BAML, not a path
+            raise FileNotFoundError(e.errno, f"{e.strerror} (to compile source text, use "
+                                    "ingot.load_source(text) or load(source=text))", e.filename) from None
+        raise
+    sources = read_sources(files)
+    if filename is not None and len(sources) == 1:
+        sources = [(filename, sources[0][1])]
+    single = Path(paths[0]) if len(paths) == 1 else None
+    program = Program(compile_files(sources), single, [f.path for f in files])
+    return _resolve_hosts(program, allow_hosts, resolve_hosts)
+
+
+def load_source(text: str, filename: str = "main.baml", *, allow_hosts: bool = False,
+                resolve_hosts: bool = True) -> Program:
+    """Compile BAML source text (one file named `filename`); the options are `load`'s."""
+    return _resolve_hosts(Program(compile_files([(filename, text)])), allow_hosts, resolve_hosts)
+
+
+def _resolve_hosts(program: Program, allow_hosts: bool, resolve_hosts: bool) -> Program:
     if not resolve_hosts:
         return program
+    targets = {n: t for n, t in program.hosts.items() if t is not None}
     if targets and not allow_hosts:
         listed = ", ".join(f"{n} -> {t}" for n, t in sorted(targets.items()))
-        raise HostError(f"{name} wants to run Python host functions ({listed}); load it with "
+        raise HostError(f"{program.name} wants to run Python host functions ({listed}); load it with "
                         "allow_hosts=True (--allow-hosts) to import them")
     if allow_hosts:
         program.import_hosts()
     return program
 
 
-__all__ = ["Program", "HostError", "load", "BamlError", "ArgumentError", "Replies", "replies"]
+__all__ = ["Program", "HostError", "load", "load_source", "BamlError", "ArgumentError", "Replies", "replies"]

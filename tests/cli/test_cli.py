@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from ingot.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples").rglob("*.baml"))
+# Every example program: a lone .baml file, or a baml_src/ project directory.
+EXAMPLES = sorted({p.parent if "baml_src" in p.parts else p for p in (ROOT / "examples").rglob("*.baml")})
 ENGINE = ROOT / "tests" / "conformance" / "engine"
 
 
@@ -27,7 +28,7 @@ def test_every_command_has_help(command: str) -> None:
     assert "Usage: main " + command in out or f"Usage: ingot {command}" in out or "Usage:" in out
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: str(p.relative_to(ROOT / "examples")))
 def test_examples_check_mir_and_dis(path: Path) -> None:
     assert invoke("check", str(path))[0] == 0
     code, out, _ = invoke("mir", str(path))

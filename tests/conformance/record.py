@@ -48,6 +48,11 @@ def _any_class_map() -> Any:
     from baml_bridge.typemap import BamlTypeMap
 
     class AnyClassMap(BamlTypeMap):
+        def py_type_to_baml_type(self, cls: type) -> str:
+            # An argument's enum value is an enum.Enum member whose class names its BAML enum
+            # (see `enum_value`); the bridge sends a plain str as a string, not a variant.
+            return getattr(cls, "__baml_fqn__", "") or BamlTypeMap.py_type_to_baml_type(self, cls)
+
         def get_class(self, fqn: str) -> Any:
             try:
                 return BamlTypeMap.get_class(self, fqn)
@@ -57,6 +62,15 @@ def _any_class_map() -> Any:
                 return cls
 
     return AnyClassMap()
+
+
+def enum_value(enum_name: str, variant: str) -> Any:
+    """An argument value the bridge sends as variant `variant` of the program's enum `enum_name`."""
+    import enum
+
+    cls = enum.Enum(enum_name, {variant: variant}, type=str)
+    cls.__baml_fqn__ = f"user.{enum_name}"  # type: ignore[attr-defined]
+    return cls(variant)
 
 
 def plain(v: Any) -> Any:
@@ -83,12 +97,15 @@ def _error_name(e: BaseException) -> str:
     return name.split(".")[-1] if name else msg
 
 
-def run(src: str, fn: str, args: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each case's `{"args", "expect"}` or `{"args", "error"}` from the engine (compile errors raise)."""
+def run(src: str | dict[str, str], fn: str, args: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each case's `{"args", "expect"}` or `{"args", "error"}` from the engine (compile errors raise).
+
+    `src` is one file's text (compiled as main.baml) or a project's files by name.
+    """
     b = _bridge()
     from baml_bridge.typemap import BamlTypeMap, set_type_map
 
-    rt = b.BamlRuntime.initialize_runtime(".", {"main.baml": src})
+    rt = b.BamlRuntime.initialize_runtime(".", src if isinstance(src, dict) else {"main.baml": src})
     set_type_map(_any_class_map())  # only while calling; compile errors keep their plain message
     cases: list[dict[str, Any]] = []
     try:
