@@ -6,6 +6,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -47,6 +48,50 @@ def replies(*values: Any) -> Replies:
 
 class HostError(Exception):
     """A host (FFI) target that may not or cannot be imported."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """How a call runs; never a BAML argument, so a parameter of any name can be passed.
+
+    `llm` mocks LLM functions (`{"Classify": value or raw reply text}`, `ingot.replies(a, b)`
+    for one reply per call) or is an LLM handler; `tier` is "compiled" or "interp".
+    """
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_steps: int | None = None
+    llm: Mapping[str, Any] | LlmHandler | None = None
+    tier: str | None = None
+
+
+OPTION_NAMES = frozenset(f.name for f in fields(CallOptions))
+
+
+class Calls:
+    """A program's functions called with fixed options: `program.options(max_steps=10_000).call("F", x=1)`."""
+
+    def __init__(self, program: Program, options: CallOptions) -> None:
+        self.program = program
+        self.settings = options
+
+    def call(self, name: str, /, **args: Any) -> Any:
+        """`Program.call` with these options."""
+        return self.program.run(name, args, options=self.settings)
+
+    def run(self, name: str, args: Mapping[str, Any] | None = None) -> Any:
+        """`Program.run` with these options."""
+        return self.program.run(name, args, options=self.settings)
+
+    def options(self, **changes: Any) -> Calls:
+        """These options with some changed."""
+        return Calls(self.program, _options(self.settings, changes))
+
+
+def _options(base: CallOptions, changes: Mapping[str, Any]) -> CallOptions:
+    unknown = sorted(set(changes) - OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"unknown call option {unknown[0]!r}; options: {', '.join(sorted(OPTION_NAMES))}")
+    return replace(base, **changes)
 
 
 class Program:
@@ -117,40 +162,34 @@ class Program:
             raise KeyError(f"no function `{name}` in {self.name}")
         return fn
 
-    def convert_args(self, name: str, args: dict[str, Any]) -> list[Any]:
+    def convert_args(self, name: str, args: Mapping[str, Any]) -> list[Any]:
         """Validate named arguments against the signature; return them in order as BAML values."""
         fn = self.function(name)
-        item = self.compiled.items.functions[name]
-        out = []
-        for p in item.params:
-            if p.name in args:
-                out.append(self._converter.convert(args[p.name], p.ty, f"args.{p.name}"))
-            elif p.default is not None:
-                raise ArgumentError(f"args.{p.name}", "parameters with defaults must be given (defaults "
-                                                      "are evaluated at BAML call sites)")
-            else:
-                raise ArgumentError(f"args.{p.name}", f"missing required argument of type {p.ty}")
-        extra = sorted(set(args) - {p.name for p in item.params})
-        if extra:
-            raise ArgumentError(f"args.{extra[0]}", f"{fn.name} has no parameter `{extra[0]}`")
-        return out
+        params = self.compiled.items.functions[name].params
+        return self._converter.arguments(fn.name, [(p.name, p.ty, p.default is not None) for p in params], args,
+                                         hint=OPTION_NAMES)
 
-    def call(self, name: str, /, *, max_depth: int = DEFAULT_MAX_DEPTH, max_steps: int | None = None,
-             llm: Mapping[str, Any] | LlmHandler | None = None, tier: str | None = None, **args: Any) -> Any:
-        """Run function `name` with keyword arguments; return plain Python values.
+    def options(self, **options: Any) -> Calls:
+        """Call this program's functions with options (`max_depth`, `max_steps`, `llm`, `tier`).
 
-        `llm` mocks LLM functions: `{"Classify": value or raw reply text}`;
-        `ingot.replies(a, b)` gives one reply per call, in order (a list is a
-        value); LLM functions without a mock call their declared client. Raises `ArgumentError` for bad arguments and
-        `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
+        `program.options(llm={"Classify": reply}, max_steps=10_000).call("Route", message="hi")`
+        """
+        return Calls(self, _options(CallOptions(), options))
+
+    def call(self, name: str, /, **args: Any) -> Any:
+        """Run function `name` with its BAML arguments by keyword; return plain Python values.
+
+        Every keyword is a BAML argument (a parameter named `llm` or `max_steps` is passed
+        like any other); options go through `program.options(...)` or `run(..., options=)`.
+        LLM functions without a mock call their declared client. Raises `ArgumentError` for
+        bad arguments and `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
         uncaught throw escapes.
         """
-        return self.run(name, args, max_depth=max_depth, max_steps=max_steps, llm=llm, tier=tier)
+        return self.run(name, args)
 
-    def run(self, name: str, args: Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
-            max_steps: int | None = None, llm: Mapping[str, Any] | LlmHandler | None = None,
-            tier: str | None = None) -> Any:
-        """`call` with the arguments as a mapping (for parameters named like `call`'s options).
+    def run(self, name: str, args: Mapping[str, Any] | None = None, *, options: CallOptions | None = None,
+            **option_values: Any) -> Any:
+        """`call` with the arguments as a mapping; options as `options=CallOptions(...)` or by keyword.
 
         `tier` picks the executor: "compiled" (default) or "interp" (the reference
         interpreter); `$INGOT_TIER` sets the default. A call with tensor arguments
@@ -158,10 +197,13 @@ class Program:
         every tensor through `ingot.runtime.ops` (the compiled tier's inline float
         code would hand a batched comparison to Python's `or`).
         """
-        values = self.convert_args(name, dict(args))
+        opts = _options(options or CallOptions(), option_values)
+        values = self.convert_args(name, {} if args is None else args)
+        tier = opts.tier
         if tier is None and ops.FLOAT_LIKE and any(holds_float_like(v) for v in values):
             tier = "interp"
-        vm = vm_class(tier)(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
+        vm = vm_class(tier)(self.bex, max_depth=opts.max_depth, max_steps=opts.max_steps,
+                            llm=self.llm_handler(opts.llm))
         return to_python(vm.call(self.function(name), values))
 
     def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
@@ -290,4 +332,4 @@ def _resolve_hosts(program: Program, allow_hosts: bool, resolve_hosts: bool) -> 
     return program
 
 
-__all__ = ["Program", "HostError", "load", "load_source", "BamlError", "ArgumentError", "Replies", "replies"]
+__all__ = ["Program", "CallOptions", "Calls", "HostError", "load", "load_source", "BamlError", "ArgumentError", "Replies", "replies"]

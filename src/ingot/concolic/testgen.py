@@ -196,10 +196,10 @@ def test_case(program, case):
     mocks = {{name: ingot.replies(*(mock(v) for v in values)) for name, values in case["mocks"].items()}}
     if "error" in outcome:
         with pytest.raises(ingot.BamlError) as raised:
-            program.call({function!r}, llm=mocks, **case["args"])
+            program.run({function!r}, case["args"], llm=mocks)
         assert raised.value.kind == outcome["error"]["kind"]
     else:
-        assert program.call({function!r}, llm=mocks, **case["args"]) == outcome["value"]
+        assert program.run({function!r}, case["args"], llm=mocks) == outcome["value"]
 '''
 
 
