@@ -20,7 +20,7 @@ from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
 from ingot.project import project_files, read_sources
 from ingot.runtime import ops
-from ingot.runtime.errors import BamlError
+from ingot.runtime.errors import BamlError, panic
 from ingot.runtime.values import Instance
 
 # Execution tiers: the reference interpreter, and BEX translated to Python functions.
@@ -62,8 +62,13 @@ class CallOptions:
     max_steps: int | None = None
     llm: Mapping[str, Any] | LlmHandler | None = None
     tier: str | None = None
+    # Asked every STOP_CHECK_STEPS steps (backward jumps and calls); a reason (a str) stops
+    # the call with a `baml.panics.Cancelled` panic carrying it: time limits, cancellation.
+    stop: Callable[[], str | None] | None = None
 
 
+STOP_CHECK_STEPS = 256
+UNLIMITED_STEPS = 2**62  # a budget that never runs out, so that the VM counts steps for `stop`
 OPTION_NAMES = frozenset(f.name for f in fields(CallOptions))
 
 
@@ -202,8 +207,10 @@ class Program:
         tier = opts.tier
         if tier is None and ops.FLOAT_LIKE and any(holds_float_like(v) for v in values):
             tier = "interp"
-        vm = vm_class(tier)(self.bex, max_depth=opts.max_depth, max_steps=opts.max_steps,
-                            llm=self.llm_handler(opts.llm))
+        max_steps = opts.max_steps if opts.max_steps is not None or opts.stop is None else UNLIMITED_STEPS
+        vm = vm_class(tier)(self.bex, max_depth=opts.max_depth, max_steps=max_steps, llm=self.llm_handler(opts.llm))
+        if opts.stop is not None:
+            stop_when(vm, opts.stop)
         return to_python(vm.call(self.function(name), values))
 
     def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
@@ -231,6 +238,26 @@ class Program:
 
     def vm(self, tier: str | None = None, **options: Any) -> VM:
         return vm_class(tier)(self.bex, **options)
+
+
+def stop_when(vm: VM, stop: Callable[[], str | None]) -> None:
+    """Make `vm` panic with `Cancelled` once `stop()` gives a reason (asked at step ticks).
+
+    Both tiers tick through `vm.tick` on every backward jump and call when a step budget is
+    set; the wrapper keeps raising on every later tick, so a `catch` cannot outlive the stop.
+    """
+    count = vm.tick
+    stopped: list[str] = []
+
+    def tick() -> None:
+        count()
+        if stopped or vm.steps % STOP_CHECK_STEPS == 0:
+            reason = stopped[0] if stopped else stop()
+            if reason is not None:
+                stopped[:1] = [reason]
+                raise panic("Cancelled", message=reason)
+
+    vm.tick = tick  # type: ignore[method-assign]
 
 
 def holds_float_like(value: Any, depth: int = 0) -> bool:

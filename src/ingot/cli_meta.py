@@ -67,15 +67,23 @@ def meta_command(paths: tuple[Path, ...], as_json: bool) -> None:
 @click.option("--all", "include_all", is_flag=True,
               help="Expose every function, not only those marked @@ingot(mcp.tool).")
 @click.option("--name", default=None, help="Server name announced to clients [default: the file's or directory's name].")
-@click.option("--max-steps", type=int, default=None, help="Budget of loop iterations and calls per tool call.")
-def mcp_command(paths: tuple[Path, ...], include_all: bool, name: str | None, max_steps: int | None) -> None:
+@click.option("--max-steps", type=click.IntRange(min=1), default=10_000_000, show_default=True,
+              help="Budget of loop iterations and calls per tool call.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+              help="Wall-clock limit per tool call, in seconds (waiting for a worker included).")
+@click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Tool calls running at once.")
+@click.option("--queue", type=click.IntRange(min=0), default=64, show_default=True,
+              help="Tool calls waiting for a worker; more are refused as \"server busy\".")
+def mcp_command(paths: tuple[Path, ...], include_all: bool, name: str | None, max_steps: int, timeout: float,
+                workers: int, queue: int) -> None:
     """Serve the functions of the program in PATHs as MCP tools over stdio.
 
     Functions marked @@ingot(mcp.tool) become tools (all functions with
     --all); configure a client to run `ingot mcp PATH`.
     """
     try:
-        from ingot.meta.mcp import make_server, run_stdio
+        from ingot.meta.mcp import Limits, make_server, run_stdio
     except ImportError as e:
         raise click.ClickException(f"the MCP server needs the `mcp` package, version 2 ({e}); "
                                    "install it with: pip install 'ingot[mcp]'") from None
@@ -93,7 +101,8 @@ def mcp_command(paths: tuple[Path, ...], include_all: bool, name: str | None, ma
         sys.exit(1)
     click.echo(f"ingot mcp: serving {len(specs)} tool{'s' * (len(specs) != 1)} from {_shown(paths)} on stdio "
                f"({', '.join(s.name for s in specs)})", err=True)
-    run_stdio(make_server(program, specs, name=name or server_name(paths), max_steps=max_steps))
+    limits = Limits(max_steps=max_steps, timeout_s=timeout, workers=workers, queue=queue)
+    run_stdio(make_server(program, specs, name=name or server_name(paths), limits=limits))
 
 
 call_command = CallGroup("call", loader=_load)

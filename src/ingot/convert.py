@@ -284,18 +284,39 @@ class ArgumentConverter:
         raise ArgumentError(path, f"cannot pass a Python {type(value).__name__}")
 
 
+MAX_RESULT_DEPTH = 500  # of a result's nesting; deeper is an error, never a truncated value
+
+
+class ResultTooDeep(ValueError):
+    """A result nested deeper than `MAX_RESULT_DEPTH` levels (plain data could not carry it safely)."""
+
+
 def to_python(value: Any, depth: int = 0) -> Any:
-    """A BAML value as plain Python data (what `ingot run --json` prints)."""
-    if depth > 200:
-        return "<too deep>"
+    """A BAML value as plain Python data (what `ingot run --json` prints).
+
+    Map keys become plain too (an enum key is its variant name), so every result is JSON data.
+    """
+    if depth > MAX_RESULT_DEPTH:
+        raise ResultTooDeep(f"the result nests more than {MAX_RESULT_DEPTH} levels deep")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    # Loops, not comprehensions: one Python frame per level of nesting, so the depth limit
+    # is reached well before Python's recursion limit.
     if isinstance(value, list):
-        return [to_python(x, depth + 1) for x in value]
+        items = []
+        for x in value:
+            items.append(to_python(x, depth + 1))
+        return items
     if isinstance(value, dict):
-        return {k: to_python(v, depth + 1) for k, v in value.items()}
+        entries = {}
+        for k, v in value.items():
+            entries[plain_key(k)] = to_python(v, depth + 1)
+        return entries
     if isinstance(value, Instance):
-        return {n: to_python(v, depth + 1) for n, v in zip(value.cls.field_names, value.fields)}
+        fields = {}
+        for n, v in zip(value.cls.field_names, value.fields):
+            fields[n] = to_python(v, depth + 1)
+        return fields
     if isinstance(value, Variant):
         return value.name
     if isinstance(value, Closure):
@@ -303,6 +324,11 @@ def to_python(value: Any, depth: int = 0) -> Any:
     if ops.FLOAT_LIKE and isinstance(value, ops.FLOAT_LIKE):
         return value  # tensors stay tensors for Python callers
     return repr(value)
+
+
+def plain_key(key: Any) -> Any:
+    """A map key as plain data: an enum variant by name, anything else unchanged."""
+    return key.name if isinstance(key, Variant) else key
 
 
 def to_json_text(value: Any, indent: int | None = None) -> str:
