@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 import click
 
 from ingot.api import HostError, Program, load
-from ingot.convert import ArgumentError, to_json_text
+from ingot.convert import ArgumentError, ResultTooDeep, to_json_text
 from ingot.runtime.errors import BamlError
 from ingot.syntax.diagnostics import CompileError, render_all
 
@@ -135,6 +135,8 @@ def run(paths: tuple[Path, ...], function: str, args_text: str, as_json: bool, l
         value = program.run(function, args, max_depth=max_depth, max_steps=max_steps, llm=mocks)
     except ArgumentError as e:
         fail(f"error: {e}", 2)
+    except ResultTooDeep as e:
+        fail(f"error: {function}: {e}; it cannot be printed")
     except MockError as e:
         fail(f"error: --llm: {e}", 1)
     except BamlError as e:

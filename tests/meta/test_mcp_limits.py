@@ -152,6 +152,8 @@ def test_enum_keyed_maps_print_as_variant_names_on_the_command_line(tmp_path: Pa
                                 catch_exceptions=False)
     assert result.exit_code == 0 and json.loads(result.stdout) == {"value": {"RED": 1}}
     assert ingot.load(path).call("Counts", words=["x"]) == {"GREEN": 1}
+    result = CliRunner().invoke(main, ["run", str(path), "Chain", "--args", '{"n": 600}'], catch_exceptions=False)
+    assert result.exit_code == 1 and "the result nests more than 500 levels deep" in result.stderr
 
 
 # -- over stdio ---------------------------------------------------------------------------------------
