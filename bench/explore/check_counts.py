@@ -26,7 +26,7 @@ For every `bench/explore/NAME.json` (or the NAMEs given) it:
 Exit status 0 when every check passes. ingot has no coverage API yet, so the
 tracer reads the VM's local variables (`fn`, `pc`, `frames` of `VM.run`); if the
 VM changes shape it reports that and `--no-edges` still runs the rest. LLM mocks
-go through `Program.call(..., llm=...)`; while the LLM runtime module is missing
+go through `Program.options(llm=...).call(...)`; while the LLM runtime module is missing
 the script installs its own handler that converts the mock to the declared
 return type.
 """
@@ -143,7 +143,7 @@ def run_witness(program: ingot.Program, func: str, args: dict[str, Any], mocks: 
     """Call `func`; return its plain value or raise `ingot.BamlError`."""
     global _FALLBACK_NOTED
     try:
-        return program.call(func, llm=mocks or None, **args)
+        return program.options(llm=mocks or None).call(func, **args)
     except ImportError:  # the LLM runtime (ingot.llm.runtime) has not landed yet
         if not _FALLBACK_NOTED:
             print("note: Program.call cannot build its LLM runtime yet; running witnesses on the VM "

@@ -1,11 +1,12 @@
-"""The Python API: `ingot.load(path_or_source)` and `Program.call`."""
+"""The Python API: `ingot.load(path)`, `ingot.load_source(text)` and `Program.call`."""
 
 from __future__ import annotations
 
 import importlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -13,12 +14,13 @@ from typing import Any
 from ingot.bex.compiled import CompiledVM
 from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
-from ingot.compiler import Compiled, compile_source
+from ingot.compiler import Compiled, compile_files
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
 from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
+from ingot.project import project_files, read_sources
 from ingot.runtime import ops
-from ingot.runtime.errors import BamlError
+from ingot.runtime.errors import BamlError, panic
 from ingot.runtime.values import Instance
 
 # Execution tiers: the reference interpreter, and BEX translated to Python functions.
@@ -48,12 +50,62 @@ class HostError(Exception):
     """A host (FFI) target that may not or cannot be imported."""
 
 
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """How a call runs; never a BAML argument, so a parameter of any name can be passed.
+
+    `llm` mocks LLM functions (`{"Classify": value or raw reply text}`, `ingot.replies(a, b)`
+    for one reply per call) or is an LLM handler; `tier` is "compiled" or "interp".
+    """
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_steps: int | None = None
+    llm: Mapping[str, Any] | LlmHandler | None = None
+    tier: str | None = None
+    # Asked every STOP_CHECK_STEPS steps (backward jumps and calls); a reason (a str) stops
+    # the call with a `baml.panics.Cancelled` panic carrying it: time limits, cancellation.
+    stop: Callable[[], str | None] | None = None
+
+
+STOP_CHECK_STEPS = 256
+UNLIMITED_STEPS = 2**62  # a budget that never runs out, so that the VM counts steps for `stop`
+OPTION_NAMES = frozenset(f.name for f in fields(CallOptions))
+
+
+class Calls:
+    """A program's functions called with fixed options: `program.options(max_steps=10_000).call("F", x=1)`."""
+
+    def __init__(self, program: Program, options: CallOptions) -> None:
+        self.program = program
+        self.settings = options
+
+    def call(self, name: str, /, **args: Any) -> Any:
+        """`Program.call` with these options."""
+        return self.program.run(name, args, options=self.settings)
+
+    def run(self, name: str, args: Mapping[str, Any] | None = None) -> Any:
+        """`Program.run` with these options."""
+        return self.program.run(name, args, options=self.settings)
+
+    def options(self, **changes: Any) -> Calls:
+        """These options with some changed."""
+        return Calls(self.program, _options(self.settings, changes))
+
+
+def _options(base: CallOptions, changes: Mapping[str, Any]) -> CallOptions:
+    unknown = sorted(set(changes) - OPTION_NAMES)
+    if unknown:
+        raise TypeError(f"unknown call option {unknown[0]!r}; options: {', '.join(sorted(OPTION_NAMES))}")
+    return replace(base, **changes)
+
+
 class Program:
     """A compiled BAML program: call its functions, inspect its MIR and bytecode."""
 
-    def __init__(self, compiled: Compiled, path: Path | None = None) -> None:
+    def __init__(self, compiled: Compiled, path: Path | None = None, files: Sequence[Path] = ()) -> None:
         self.compiled = compiled
-        self.path = path
+        self.path = path  # the file or directory it was loaded from (None: source text, several paths)
+        self.files = list(files)  # every file compiled, in order
         self.bex = compiled.bex
         self._converter = ArgumentConverter(compiled.bex, compiled.items)
         self._view: ProgramView | None = None
@@ -92,6 +144,18 @@ class Program:
                 self.bind(name, import_target(name, target))
 
     @property
+    def name(self) -> str:
+        """What messages call the program: its path, or its file name when loaded from text."""
+        return str(self.path) if self.path is not None else self.compiled.source.name
+
+    def source_path(self, name: str) -> Path | None:
+        """The path of the file diagnostics and traces call `name` (None for source text)."""
+        for source, path in zip(self.compiled.sources, self.files):
+            if source.name == name:
+                return path
+        return None
+
+    @property
     def functions(self) -> list[str]:
         """Callable user functions (methods and internal helpers excluded)."""
         return [f.name for f in self.bex.functions
@@ -100,38 +164,33 @@ class Program:
     def function(self, name: str) -> BexFunction:
         fn = self.bex.by_name.get(name)
         if fn is None or fn.synthetic or name.startswith("$"):
-            raise KeyError(f"no function `{name}` in {self.compiled.source.name}")
+            raise KeyError(f"no function `{name}` in {self.name}")
         return fn
 
-    def convert_args(self, name: str, args: dict[str, Any]) -> list[Any]:
+    def convert_args(self, name: str, args: Mapping[str, Any]) -> list[Any]:
         """Validate named arguments against the signature; return them in order as BAML values."""
         fn = self.function(name)
-        item = self.compiled.items.functions[name]
-        out = []
-        for p in item.params:
-            if p.name in args:
-                out.append(self._converter.convert(args[p.name], p.ty, f"args.{p.name}"))
-            elif p.default is not None:
-                raise ArgumentError(f"args.{p.name}", "parameters with defaults must be given (defaults "
-                                                      "are evaluated at BAML call sites)")
-            else:
-                raise ArgumentError(f"args.{p.name}", f"missing required argument of type {p.ty}")
-        extra = sorted(set(args) - {p.name for p in item.params})
-        if extra:
-            raise ArgumentError(f"args.{extra[0]}", f"{fn.name} has no parameter `{extra[0]}`")
-        return out
+        params = self.compiled.items.functions[name].params
+        return self._converter.arguments(fn.name, [(p.name, p.ty, p.default is not None) for p in params], args,
+                                         hint=OPTION_NAMES)
 
-    def call(self, name: str, /, *, max_depth: int = DEFAULT_MAX_DEPTH, max_steps: int | None = None,
-             llm: Mapping[str, Any] | LlmHandler | None = None, tier: str | None = None, **args: Any) -> Any:
-        """Run function `name` with keyword arguments; return plain Python values.
+    def options(self, **options: Any) -> Calls:
+        """Call this program's functions with options (`max_depth`, `max_steps`, `llm`, `tier`).
 
-        `llm` mocks LLM functions: `{"Classify": value or raw reply text}`;
-        `ingot.replies(a, b)` gives one reply per call, in order (a list is a
-        value); LLM functions without a mock call their declared client. Raises `ArgumentError` for bad arguments and
-        `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
+        `program.options(llm={"Classify": reply}, max_steps=10_000).call("Route", message="hi")`
+        """
+        return Calls(self, _options(CallOptions(), options))
+
+    def call(self, name: str, /, **args: Any) -> Any:
+        """Run function `name` with its BAML arguments by keyword; return plain Python values.
+
+        Every keyword is a BAML argument (a parameter named `llm` or `max_steps` is passed
+        like any other); options go through `program.options(...)` or `run(..., options=)`.
+        LLM functions without a mock call their declared client. Raises `ArgumentError` for
+        bad arguments and `BamlError` (with `.kind`, `.message`, `.trace`) when a panic or an
         uncaught throw escapes.
         """
-        return self.run(name, args, max_depth=max_depth, max_steps=max_steps, llm=llm, tier=tier)
+        return self.run(name, args)
 
     def stream(self, name: str, args: Mapping[str, Any] | None = None, /, **kwargs: Any) -> Any:
         """Stream LLM function `name`: iterating gives partial values as the reply arrives (shaped like
@@ -140,10 +199,9 @@ class Program:
 
         return open_stream(self, name, {**dict(args or {}), **kwargs})
 
-    def run(self, name: str, args: Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH,
-            max_steps: int | None = None, llm: Mapping[str, Any] | LlmHandler | None = None,
-            tier: str | None = None) -> Any:
-        """`call` with the arguments as a mapping (for parameters named like `call`'s options).
+    def run(self, name: str, args: Mapping[str, Any] | None = None, *, options: CallOptions | None = None,
+            **option_values: Any) -> Any:
+        """`call` with the arguments as a mapping; options as `options=CallOptions(...)` or by keyword.
 
         `tier` picks the executor: "compiled" (default) or "interp" (the reference
         interpreter); `$INGOT_TIER` sets the default. A call with tensor arguments
@@ -151,10 +209,15 @@ class Program:
         every tensor through `ingot.runtime.ops` (the compiled tier's inline float
         code would hand a batched comparison to Python's `or`).
         """
-        values = self.convert_args(name, dict(args))
+        opts = _options(options or CallOptions(), option_values)
+        values = self.convert_args(name, {} if args is None else args)
+        tier = opts.tier
         if tier is None and ops.FLOAT_LIKE and any(holds_float_like(v) for v in values):
             tier = "interp"
-        vm = vm_class(tier)(self.bex, max_depth=max_depth, max_steps=max_steps, llm=self.llm_handler(llm))
+        max_steps = opts.max_steps if opts.max_steps is not None or opts.stop is None else UNLIMITED_STEPS
+        vm = vm_class(tier)(self.bex, max_depth=opts.max_depth, max_steps=max_steps, llm=self.llm_handler(opts.llm))
+        if opts.stop is not None:
+            stop_when(vm, opts.stop)
         return to_python(vm.call(self.function(name), values))
 
     def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
@@ -182,6 +245,26 @@ class Program:
 
     def vm(self, tier: str | None = None, **options: Any) -> VM:
         return vm_class(tier)(self.bex, **options)
+
+
+def stop_when(vm: VM, stop: Callable[[], str | None]) -> None:
+    """Make `vm` panic with `Cancelled` once `stop()` gives a reason (asked at step ticks).
+
+    Both tiers tick through `vm.tick` on every backward jump and call when a step budget is
+    set; the wrapper keeps raising on every later tick, so a `catch` cannot outlive the stop.
+    """
+    count = vm.tick
+    stopped: list[str] = []
+
+    def tick() -> None:
+        count()
+        if stopped or vm.steps % STOP_CHECK_STEPS == 0:
+            reason = stopped[0] if stopped else stop()
+            if reason is not None:
+                stopped[:1] = [reason]
+                raise panic("Cancelled", message=reason)
+
+    vm.tick = tick  # type: ignore[method-assign]
 
 
 def holds_float_like(value: Any, depth: int = 0) -> bool:
@@ -221,9 +304,18 @@ def forget_translations(program: Any) -> None:
     forget(program)
 
 
-def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts: bool = False,
-         resolve_hosts: bool = True) -> Program:
-    """Compile a BAML file (a `Path`, or a `str` naming an existing `.baml` file) or source text.
+PathArg = str | os.PathLike[str]
+
+
+def load(path: PathArg | Sequence[PathArg] | None = None, filename: str | None = None, *,
+         source: str | None = None, allow_hosts: bool = False, resolve_hosts: bool = True) -> Program:
+    """Compile a BAML project: a file, a directory (every `.baml` below it), or a list of them.
+
+    All files form one program with one namespace, as the engine compiles a `baml_src/`
+    folder; diagnostics and traces name each file relative to the project's root.
+    `source=` (or `load_source`) compiles text instead, named `filename` (default
+    `main.baml`). A `str` holding a newline is taken as source text too (no path holds
+    one); any other `str` is a path. A missing path raises `FileNotFoundError` naming it.
 
     Raises `ingot.CompileError` carrying every diagnostic when the source has errors.
     Host targets named in source (`@@ingot(host="module:callable")`) are imported only
@@ -232,28 +324,46 @@ def load(path_or_source: str | Path, filename: str | None = None, *, allow_hosts
     (checking, printing, exploring, where host results are symbolic inputs) pass
     `resolve_hosts=False`: nothing is imported and nothing is refused.
     """
-    path: Path | None = None
-    if isinstance(path_or_source, Path):
-        path = path_or_source
-    elif "\n" not in path_or_source and path_or_source.endswith(".baml") and Path(path_or_source).is_file():
-        path = Path(path_or_source)
-    if path is not None:
-        text = path.read_text(encoding="utf-8")
-        name = filename or path.name
-    else:
-        text = str(path_or_source)
-        name = filename or "main.baml"
-    program = Program(compile_source(text, name), path)
-    targets = {n: t for n, t in program.hosts.items() if t is not None}
+    if source is not None or (isinstance(path, str) and "\n" in path):
+        if source is not None and path is not None:
+            raise TypeError("give a path or source=, not both")
+        text = source if source is not None else str(path)
+        return load_source(text, filename or "main.baml", allow_hosts=allow_hosts, resolve_hosts=resolve_hosts)
+    if path is None:
+        raise TypeError("load() needs a path (a file or directory) or source=")
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    try:
+        files = project_files(paths)
+    except FileNotFoundError as e:
+        if isinstance(path, str) and "{" in path:  # one line of BAML, not a path
+            raise FileNotFoundError(e.errno, f"{e.strerror} (to compile source text, use "
+                                    "ingot.load_source(text) or load(source=text))", e.filename) from None
+        raise
+    sources = read_sources(files)
+    if filename is not None and len(sources) == 1:
+        sources = [(filename, sources[0][1])]
+    single = Path(paths[0]) if len(paths) == 1 else None
+    program = Program(compile_files(sources), single, [f.path for f in files])
+    return _resolve_hosts(program, allow_hosts, resolve_hosts)
+
+
+def load_source(text: str, filename: str = "main.baml", *, allow_hosts: bool = False,
+                resolve_hosts: bool = True) -> Program:
+    """Compile BAML source text (one file named `filename`); the options are `load`'s."""
+    return _resolve_hosts(Program(compile_files([(filename, text)])), allow_hosts, resolve_hosts)
+
+
+def _resolve_hosts(program: Program, allow_hosts: bool, resolve_hosts: bool) -> Program:
     if not resolve_hosts:
         return program
+    targets = {n: t for n, t in program.hosts.items() if t is not None}
     if targets and not allow_hosts:
         listed = ", ".join(f"{n} -> {t}" for n, t in sorted(targets.items()))
-        raise HostError(f"{name} wants to run Python host functions ({listed}); load it with "
+        raise HostError(f"{program.name} wants to run Python host functions ({listed}); load it with "
                         "allow_hosts=True (--allow-hosts) to import them")
     if allow_hosts:
         program.import_hosts()
     return program
 
 
-__all__ = ["Program", "HostError", "load", "BamlError", "ArgumentError", "Replies", "replies"]
+__all__ = ["Program", "CallOptions", "Calls", "HostError", "load", "load_source", "BamlError", "ArgumentError", "Replies", "replies"]

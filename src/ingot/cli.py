@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from ingot.api import HostError, Program, load
-from ingot.convert import ArgumentError, to_json_text
+from ingot.convert import ArgumentError, ResultTooDeep, to_json_text
 from ingot.runtime.errors import BamlError
 from ingot.syntax.diagnostics import CompileError, render_all
 
-FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+# A project is given as BAML files and directories (every .baml below a directory); all of them
+# compile as one program, as the engine compiles a baml_src/ folder.
+PATHS = click.Path(exists=True, path_type=Path)
+PROJECT_HELP = "PATH is a .baml file or a directory of them; several PATHs compile as one program."
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
@@ -22,18 +26,40 @@ def fail(message: str, code: int = 1) -> NoReturn:
     sys.exit(code)
 
 
-def load_or_exit(path: Path, allow_hosts: bool = False, resolve_hosts: bool = True) -> Program:
-    """Compile a file, printing its diagnostics and exiting 1 when it has errors."""
+def load_or_exit(paths: Path | Sequence[Path], allow_hosts: bool = False, resolve_hosts: bool = True) -> Program:
+    """Compile a project, printing its diagnostics and exiting 1 when it has errors."""
+    paths = [paths] if isinstance(paths, Path) else list(paths)
     try:
-        return load(path, allow_hosts=allow_hosts, resolve_hosts=resolve_hosts)
+        return load(paths, allow_hosts=allow_hosts, resolve_hosts=resolve_hosts)
     except CompileError as e:
         fail(render_all(e.diagnostics))
     except HostError as e:
         fail(f"error: {e}")
-    except UnicodeDecodeError:
-        fail(f"error: {path} is not UTF-8 text")
+    except FileNotFoundError as e:
+        fail(f"error: {e.filename}: {e.strerror}")
     except OSError as e:
-        fail(f"error: cannot read {path}: {e.strerror}")
+        fail(f"error: cannot read {e.filename or ', '.join(map(str, paths))}: {e.strerror}")
+
+
+def shown(paths: Sequence[Path]) -> str:
+    """The project as messages name it."""
+    return ", ".join(str(p) for p in paths)
+
+
+def split_function(targets: Sequence[str]) -> tuple[list[Path], str | None]:
+    """`PATH... [FUNCTION]`: the last word is a function name when it is not a path on disk."""
+    words = list(targets)
+    function = words.pop() if len(words) > 1 and not Path(words[-1]).exists() else None
+    for word in words:
+        if not Path(word).exists():
+            fail(f"error: {word}: no such file or directory", 2)
+    return [Path(w) for w in words], function
+
+
+def require_function(program: Program, function: str, paths: Sequence[Path]) -> None:
+    if function not in program.functions:
+        names = ", ".join(program.functions) or "none"
+        fail(f"error: no function `{function}` in {shown(paths)} (functions: {names})")
 
 
 def parse_json_option(text: str, what: str) -> Any:
@@ -71,27 +97,17 @@ def main() -> None:
     """Compile, run and explore BAML programs."""
 
 
-@main.command()
-@click.argument("files", nargs=-1, required=True, type=FILE)
-def check(files: tuple[Path, ...]) -> None:
-    """Check FILES for errors; exit 1 if any file has errors."""
-    failed = 0
-    for path in files:
-        try:
-            load(path, resolve_hosts=False)
-        except CompileError as e:
-            failed += 1
-            click.echo(render_all(e.diagnostics), err=True)
-        except (UnicodeDecodeError, OSError) as e:
-            failed += 1
-            click.echo(f"error: cannot read {path}: {e}", err=True)
-    if failed:
-        sys.exit(1)
-    click.echo(f"{len(files)} file{'s' if len(files) != 1 else ''} checked, no errors")
+@main.command(epilog=PROJECT_HELP)
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
+def check(paths: tuple[Path, ...]) -> None:
+    """Check the program in PATHs for errors: every one, with file, line and column; exit 1 on errors."""
+    program = load_or_exit(paths, resolve_hosts=False)
+    n = len(program.files)
+    click.echo(f"{n} file{'s' if n != 1 else ''} checked, no errors")
 
 
-@main.command()
-@click.argument("file", type=FILE)
+@main.command(epilog=PROJECT_HELP)
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
 @click.argument("function")
 @click.option("--args", "args_text", default="{}", metavar="JSON|@FILE",
               help="Arguments as a JSON object of parameter names, or @file.json.")
@@ -102,31 +118,31 @@ def check(files: tuple[Path, ...]) -> None:
 @click.option("--max-steps", type=int, default=None, help="Budget of loop iterations and calls.")
 @click.option("--allow-hosts", is_flag=True, help="Import the Python host functions the source names.")
 @click.option("--stream", is_flag=True, help="Stream an LLM function: print each partial value as a JSON line.")
-def run(file: Path, function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...], max_depth: int,
+def run(paths: tuple[Path, ...], function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...], max_depth: int,
         max_steps: int | None, allow_hosts: bool, stream: bool) -> None:
-    """Run FUNCTION of FILE with --args and print its result as JSON.
+    """Run FUNCTION of the program in PATHs with --args and print its result as JSON.
 
     LLM functions call their declared client unless mocked with --llm.
     """
-    program = load_or_exit(file, allow_hosts)
+    program = load_or_exit(paths, allow_hosts)
     args = parse_json_option(args_text, "--args")
     if stream:
         from ingot.cli_llm import stream_run
 
-        stream_run(program, file, function, args, as_json, bool(llm_mocks))
+        stream_run(program, " ".join(str(p) for p in paths), function, args, as_json, bool(llm_mocks))
         return
     mocks = parse_mocks(llm_mocks, program)
     if not isinstance(args, dict):
         raise click.BadParameter("expected a JSON object of parameter names", param_hint="--args")
-    if function not in program.functions:
-        names = ", ".join(program.functions) or "none"
-        fail(f"error: no function `{function}` in {file} (functions: {names})")
+    require_function(program, function, paths)
     from ingot.llm import MockError
 
     try:
         value = program.run(function, args, max_depth=max_depth, max_steps=max_steps, llm=mocks)
     except ArgumentError as e:
         fail(f"error: {e}", 2)
+    except ResultTooDeep as e:
+        fail(f"error: {function}: {e}; it cannot be printed")
     except MockError as e:
         fail(f"error: --llm: {e}", 1)
     except BamlError as e:
@@ -139,36 +155,36 @@ def run(file: Path, function: str, args_text: str, as_json: bool, llm_mocks: tup
     click.echo(to_json_text({"value": value} if as_json else value, indent=None if as_json else 2))
 
 
-@main.command()
-@click.argument("file", type=FILE)
-@click.argument("function", required=False)
-def mir(file: Path, function: str | None) -> None:
-    """Print the MIR of FILE (or of one FUNCTION)."""
+@main.command(epilog=PROJECT_HELP)
+@click.argument("targets", nargs=-1, required=True, metavar="PATH... [FUNCTION]")
+def mir(targets: tuple[str, ...]) -> None:
+    """Print the MIR of the program in PATHs (or of one FUNCTION)."""
     from ingot.mir import pretty
 
-    program = load_or_exit(file, resolve_hosts=False)
+    paths, function = split_function(targets)
+    program = load_or_exit(paths, resolve_hosts=False)
     if function is not None and function not in program.compiled.mir.functions:
-        fail(f"error: no function `{function}` in {file}")
+        fail(f"error: no function `{function}` in {shown(paths)}")
     click.echo(pretty.program(program.compiled.mir, function))
 
 
-@main.command()
-@click.argument("file", type=FILE)
-@click.argument("function", required=False)
-def dis(file: Path, function: str | None) -> None:
-    """Disassemble the BEX bytecode of FILE (or of one FUNCTION)."""
+@main.command(epilog=PROJECT_HELP)
+@click.argument("targets", nargs=-1, required=True, metavar="PATH... [FUNCTION]")
+def dis(targets: tuple[str, ...]) -> None:
+    """Disassemble the BEX bytecode of the program in PATHs (or of one FUNCTION)."""
     from ingot.bex.dis import disassemble_program
 
-    program = load_or_exit(file, resolve_hosts=False)
+    paths, function = split_function(targets)
+    program = load_or_exit(paths, resolve_hosts=False)
     if function is not None and function not in program.bex.by_name:
-        fail(f"error: no function `{function}` in {file}")
+        fail(f"error: no function `{function}` in {shown(paths)}")
     click.echo(disassemble_program(program.bex, function))
 
 
 
 
-@main.command()
-@click.argument("file", type=FILE)
+@main.command(epilog=PROJECT_HELP)
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
 @click.argument("function")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
 @click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
@@ -186,7 +202,7 @@ def dis(file: Path, function: str | None) -> None:
 @click.option("--prune-after", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Symbolic executions of one instruction per run before hot-site pruning runs the rest "
                    "concretely (only every 2^k-th stays tracked); 0 tracks everything.")
-def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
+def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
@@ -196,10 +212,8 @@ def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, 
     from ingot.concolic.report import summary_table
     from ingot.concolic.testgen import write_tests
 
-    program = load_or_exit(file, resolve_hosts=False)  # host results are symbolic inputs here
-    if function not in program.functions:
-        names = ", ".join(program.functions) or "none"
-        fail(f"error: no function `{function}` in {file} (functions: {names})")
+    program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
+    require_function(program, function, paths)
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
                       solver_timeout_ms=solver_timeout, seed=seed, prune_after=prune_after or None)
     if tracker is not None:
@@ -211,7 +225,7 @@ def explore(file: Path, function: str, as_json: bool, timings: bool, seed: int, 
     report = report_json(program.view, exploration, timings=timings)
     if emit_tests is not None:
         form, out_dir = emit_tests
-        path = write_tests(program.view, file, function, report, form, out_dir)
+        path = write_tests(program.view, list(paths), function, report, form, out_dir)
         if not as_json:
             click.echo(f"wrote {len(report['tests'])} cases to {path}", err=True)
     if as_json:

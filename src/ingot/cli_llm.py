@@ -1,7 +1,9 @@
 """`ingot test` and `ingot prompt`: click commands the main `ingot` group registers.
 
-    ingot test FILE... [-k PATTERN] [--llm FUNC=REPLY|@FILE ...] [--json]
-    ingot prompt FILE FUNC [--args JSON|@FILE]
+    ingot test PATH... [-k PATTERN] [--llm FUNC=REPLY|@FILE ...] [--json]
+    ingot prompt PATH... FUNC [--args JSON|@FILE]
+
+PATH is a .baml file or a directory of them; several PATHs compile as one program.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from typing import Any
 
 import click
 
-FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+PATHS = click.Path(exists=True, path_type=Path)
+PROJECT_HELP = "PATH is a .baml file or a directory of them; several PATHs compile as one program."
 
 
 def parse_llm_options(specs: tuple[str, ...]) -> dict[str, Any]:
@@ -48,16 +51,16 @@ def parse_llm_options(specs: tuple[str, ...]) -> dict[str, Any]:
 
 
 # -- ingot test -------------------------------------------------------------------------------------
-@click.command("test")
-@click.argument("files", nargs=-1, required=True, type=FILE)
+@click.command("test", epilog=PROJECT_HELP)
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
 @click.option("-k", "pattern", default=None, metavar="PATTERN",
               help="Run only tests whose FILE::TESTSET::NAME contains PATTERN (`not`, `and`, `or` combine).")
 @click.option("--llm", "llm_mocks", multiple=True, metavar="FUNC=REPLY|@FILE",
               help="Mock an LLM function (repeat for one reply per call); others call their client.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-def test_command(files: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[str, ...], as_json: bool) -> None:
-    """Run the `test` and `testset` blocks of BAML files."""
-    from ingot.api import load
+def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[str, ...], as_json: bool) -> None:
+    """Run the `test` and `testset` blocks of the program in PATHs, grouped by the file they are in."""
+    from ingot.api import HostError, load
     from ingot.llm.testing import TestResult, display_path, make_test_id, matches, run_test
     from ingot.syntax.diagnostics import CompileError, render_all
 
@@ -65,23 +68,25 @@ def test_command(files: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[
     started = time.perf_counter()
     results: list[TestResult] = []
     broken: list[tuple[str, str]] = []
-    per_file: list[tuple[str, list[TestResult]]] = []
-    for path in files:
-        shown = display_path(path)
-        try:
-            program = load(path)
-        except CompileError as e:
-            broken.append((shown, render_all(e.diagnostics)))
-            continue
-        except (OSError, UnicodeDecodeError) as e:
-            broken.append((shown, f"cannot read {path}: {e}"))
-            continue
-        mine = []
+    per_file: dict[str, list[TestResult]] = {}
+    try:
+        program = load(list(paths))
+    except CompileError as e:
+        broken.append((", ".join(map(display_path, paths)), render_all(e.diagnostics)))
+    except OSError as e:
+        broken.append((", ".join(map(display_path, paths)), f"cannot read {e.filename}: {e.strerror}"))
+    except HostError as e:
+        broken.append((", ".join(map(display_path, paths)), f"error: {e}"))
+    else:
+        for file in program.files:  # every file is listed, with or without tests
+            per_file[display_path(file)] = []
         for name, testset, function in program.bex.tests:
+            where = program.source_path(program.bex.by_name[function].file)
+            shown = display_path(where) if where is not None else program.name
             if matches(pattern, make_test_id(shown, name, testset)):
-                mine.append(run_test(program, shown, name, testset, function, _fresh(mocks)))
-        results += mine
-        per_file.append((shown, mine))
+                result = run_test(program, shown, name, testset, function, _fresh(mocks))
+                per_file.setdefault(shown, []).append(result)
+                results.append(result)
     elapsed = time.perf_counter() - started
     passed = sum(r.passed for r in results)
     failed = len(results) - passed
@@ -90,7 +95,7 @@ def test_command(files: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[
                                "errors": [{"file": f, "message": m} for f, m in broken],
                                "duration": round(elapsed, 6)}, indent=2))
     else:
-        _report(per_file, results, broken, passed, failed, elapsed)
+        _report([(f, mine) for f, mine in per_file.items() if mine], results, broken, passed, failed, elapsed)
     sys.exit(1 if failed or broken else 0)
 
 
@@ -145,14 +150,14 @@ def _report(per_file: list[tuple[str, list[Any]]], results: list[Any], broken: l
 
 
 # -- ingot prompt -----------------------------------------------------------------------------------
-@click.command("prompt")
-@click.argument("file", type=FILE)
+@click.command("prompt", epilog=PROJECT_HELP)
+@click.argument("paths", nargs=-1, required=True, type=PATHS)
 @click.argument("function")
 @click.option("--args", "args_text", default="{}", metavar="JSON|@FILE", help="Arguments as a JSON object.")
 @click.option("--text", "text_only", is_flag=True, help="Print only the rendered prompt text.")
-def prompt_command(file: Path, function: str, args_text: str, text_only: bool) -> None:
+def prompt_command(paths: tuple[Path, ...], function: str, args_text: str, text_only: bool) -> None:
     """Print the request an LLM function would send, without sending it (no API key needed)."""
-    from ingot.api import load
+    from ingot.api import HostError, load
     from ingot.convert import ArgumentError
     from ingot.llm.callers import models_for
     from ingot.llm.errors import LlmFailure
@@ -162,14 +167,18 @@ def prompt_command(file: Path, function: str, args_text: str, text_only: bool) -
     from ingot.syntax.diagnostics import CompileError, render_all
 
     try:
-        program = load(file)
+        program = load(list(paths))
     except CompileError as e:
         _fail(render_all(e.diagnostics))
+    except OSError as e:
+        _fail(f"error: cannot read {e.filename}: {e.strerror}")
+    except HostError as e:
+        _fail(f"error: {e}")
     view = program.view
     try:
         fview = view.function(function)
     except KeyError:
-        _fail(f"error: no function `{function}` in {file}")
+        _fail(f"error: no function `{function}` in {', '.join(map(str, paths))}")
     if not fview.is_llm:
         llm = ", ".join(f.name for f in view.functions() if f.is_llm) or "none"
         _fail(f"error: `{function}` is not an LLM function (LLM functions: {llm})")
@@ -204,7 +213,7 @@ def prompt_command(file: Path, function: str, args_text: str, text_only: bool) -
                           ensure_ascii=False))
 
 
-def stream_run(program: Any, file: Path, function: str, args: Any, as_json: bool, mocked: bool) -> None:
+def stream_run(program: Any, file: Path | str, function: str, args: Any, as_json: bool, mocked: bool) -> None:
     """`ingot run --stream`: each partial value as one JSON line, then the result (or the error)."""
     from ingot.convert import ArgumentError
     from ingot.runtime.errors import BamlError

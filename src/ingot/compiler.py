@@ -1,12 +1,16 @@
 """The pipeline: source -> tokens -> AST -> typed HIR -> MIR -> BEX.
 
-`compile_source` runs every stage and stops at the first stage that reports
-errors, returning all of that stage's diagnostics at once.
+`compile_files` compiles the files of a project as one program (one namespace,
+as the BAML engine compiles a `baml_src/` folder): each file is harvested and
+parsed on its own, so every span and diagnostic names its file, and the items of
+all files are then checked, lowered and emitted together. It stops at the first
+stage that reports errors, returning all of that stage's diagnostics at once.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -27,8 +31,8 @@ from ingot.syntax.parser import parse
 
 @dataclass(slots=True)
 class Compiled:
-    source: SourceFile
-    module: A.Module
+    source: SourceFile  # the first file (the only one of a single-file program)
+    module: A.Module  # the items of every file
     typed: TypedProgram
     items: Items
     mir: ir.MirProgram
@@ -36,6 +40,7 @@ class Compiled:
     clients: dict[str, ClientSpec] = field(default_factory=dict)  # declared clients by name
     llm_clients: dict[str, ClientSpec] = field(default_factory=dict)  # LLM function -> its client
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # _meta.ingot
+    sources: list[SourceFile] = field(default_factory=list)  # every file, in compilation order
 
 
 @functools.cache
@@ -58,35 +63,63 @@ def prelude_functions() -> tuple[tuple[str, ir.MirFunction], ...]:
 
 
 def compile_source(text: str, filename: str = "main.baml") -> Compiled:
-    """Compile BAML source; raise `CompileError` with every diagnostic of the failing stage."""
-    original = SourceFile(filename, text)
-    stripped, annotations, diags = harvest_annotations(original)
+    """Compile one file's BAML source; raise `CompileError` with every diagnostic of the failing stage."""
+    return compile_files([(filename, text)])
+
+
+def compile_files(files: Sequence[tuple[str, str]]) -> Compiled:
+    """Compile `(name, text)` files as one program; raise `CompileError` as `compile_source` does."""
+    if not files:
+        raise ValueError("a program needs at least one file")
+    parsed = [_parse_file(name, text) for name, text in files]
+    diags = [d for _, _, file_diags in parsed for d in file_diags]
     if diags:
         raise CompileError(diags)
-    # The parser reads the stripped text; diagnostics show the original lines (same offsets).
-    source = SourceFile(filename, stripped, display=text)
-    module, diags = parse(source)
-    if diags:
-        raise CompileError(diags)
+    sources = [module.span.source for module, _, _ in parsed]
+    module = A.Module([item for m, _, _ in parsed for item in m.items], parsed[0][0].span)
     typed, items, diags = check_module(module)
     clients, llm_clients, client_diags = collect_clients(module)
     client_diags += supported_clients(clients, llm_clients)
-    meta, meta_diags = attach_annotations(module, annotations)
-    diags = diags + client_diags + meta_diags
+    meta: dict[str, dict[str, Any]] = {}
+    for file_module, harvested, _ in parsed:  # an annotation belongs to an item of its own file
+        file_meta, meta_diags = attach_annotations(file_module, harvested)
+        meta.update(file_meta)
+        client_diags += meta_diags
+    diags = diags + client_diags
     if diags:
         raise CompileError(diags)
     try:
         mir, diags = lower_program(typed, items)
     except RecursionError:
-        raise CompileError([_too_deep(source)]) from None
+        raise CompileError([_too_deep(sources[0])]) from None
     if diags:
         raise CompileError(diags)
     cleanup_program(mir)
     for name, fn in prelude_functions():
         mir.functions[name] = fn
-    bex = emit_program(mir, items, filename)
+    bex = emit_program(mir, items, sources[0].name)
+    name_files(bex, mir)
     mark_hosts(bex, meta)
-    return Compiled(source, module, typed, items, mir, bex, clients, llm_clients, meta)
+    return Compiled(sources[0], module, typed, items, mir, bex, clients, llm_clients, meta, sources)
+
+
+def _parse_file(name: str, text: str) -> tuple[A.Module, list[Any], list[Diagnostic]]:
+    """One file's module, its harvested annotations, and its diagnostics (annotations, then syntax)."""
+    original = SourceFile(name, text)
+    stripped, annotations, diags = harvest_annotations(original)
+    # The parser reads the stripped text; diagnostics show the original lines (same offsets).
+    source = SourceFile(name, stripped, display=text)
+    if diags:
+        return A.Module([], Span(source, 0, 0)), annotations, diags
+    module, diags = parse(source)
+    return module, annotations, diags
+
+
+def name_files(bex: BexProgram, mir: ir.MirProgram) -> None:
+    """Each function's traces name the file it is written in (prelude functions keep the first file's)."""
+    for name, fn in mir.functions.items():
+        if not name.startswith(ir.PRELUDE_PREFIX):
+            bex.by_name[name].file = fn.span.source.name
 
 
 def mark_hosts(bex: BexProgram, meta: dict[str, dict[str, Any]]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ingot.bex.program import BexProgram, Closure
@@ -42,12 +43,65 @@ class ArgumentError(ValueError):
         super().__init__(f"{path}: {message}")
 
 
-def show(value: Any) -> str:
+MAX_DEPTH = 64  # of an argument value's nesting
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """A short JSON-like rendering of any value, safe on deep nesting, huge ints and odd keys."""
+    out: list[str] = []
+    budget = [limit + 1]
+
+    def emit(text: str) -> bool:
+        out.append(text)
+        budget[0] -= len(text)
+        return budget[0] > 0
+
+    def walk(v: Any, depth: int) -> bool:
+        if depth > 8:
+            return emit("...")
+        if v is None or isinstance(v, bool):
+            return emit(json.dumps(v))
+        if isinstance(v, int):
+            return emit(str(v) if v.bit_length() <= 256 else f"<int of {v.bit_length()} bits>")
+        if isinstance(v, float):
+            return emit(repr(v))
+        if isinstance(v, str):
+            return emit(json.dumps(v[:limit], ensure_ascii=False).encode("utf-8", "backslashreplace").decode())
+        if isinstance(v, (list, tuple)):
+            if not emit("["):
+                return False
+            for i, x in enumerate(v):
+                if (i and not emit(", ")) or not walk(x, depth + 1):
+                    return False
+            return emit("]")
+        if isinstance(v, Mapping):
+            if not emit("{"):
+                return False
+            for i, (k, x) in enumerate(v.items()):
+                if (i and not emit(", ")) or not walk(k, depth + 1) or not emit(": ") or not walk(x, depth + 1):
+                    return False
+            return emit("}")
+        return emit(f"<{type(v).__name__}>")
+
+    walk(value, 0)
+    text = "".join(out)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def key_path(path: str, key: Any) -> str:
+    """`path.key`, with a key that is not a plain name shown as a value."""
+    if isinstance(key, str) and key.isidentifier():
+        return f"{path}.{key}"
+    return f"{path}[{show(key, 40)}]"
+
+
+def surrogate_at(text: str) -> int:
+    """The index of the first lone surrogate in `text` (not a Unicode scalar value), or -1."""
     try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return e.start
+    return -1
 
 
 class ArgumentConverter:
@@ -55,9 +109,47 @@ class ArgumentConverter:
         self.program = program
         self.items = items
 
+    def arguments(self, function: str, params: Sequence[tuple[str, Ty, bool]], args: Any,
+                  hint: Collection[str] = ()) -> list[Any]:
+        """Named arguments checked against `(name, type, has_default)` parameters, as BAML values in order.
+
+        An optional parameter (`T?`) may be left out: it is null. `hint` names options a
+        caller might have meant (they are not arguments).
+        """
+        if not isinstance(args, Mapping):
+            raise ArgumentError("args", f"expected a mapping of parameter names to values, got {show(args)}")
+        for key in args:
+            if not isinstance(key, str):
+                raise ArgumentError(key_path("args", key), "parameter names are strings")
+        names = {name for name, _, _ in params}
+        for key in args:
+            if key not in names:
+                extra = f" ({key} is a call option: use program.options({key}=...))" if key in hint else ""
+                raise ArgumentError(key_path("args", key), f"{function} has no parameter `{key}`{extra}")
+        out = []
+        for name, ty, has_default in params:
+            path = key_path("args", name)
+            if name in args:
+                out.append(self.convert(args[name], ty, path))
+            elif has_default:
+                raise ArgumentError(path, "parameters with defaults must be given (defaults are evaluated at "
+                                          "BAML call sites)")
+            elif self.accepts_null(ty):
+                out.append(None)
+            else:
+                raise ArgumentError(path, f"missing required argument of type {ty}")
+        return out
+
+    def accepts_null(self, ty: Ty) -> bool:
+        try:
+            self.convert(None, ty, "")
+        except ArgumentError:
+            return False
+        return True
+
     def convert(self, value: Any, ty: Ty, path: str, depth: int = 0) -> Any:  # noqa: C901
-        if depth > 64:
-            raise ArgumentError(path, "value nests too deeply")
+        if depth > MAX_DEPTH:
+            raise ArgumentError(path, f"value nests more than {MAX_DEPTH} levels deep")
         if isinstance(ty, AliasT):
             return self.convert(value, self.items.alias_target(ty.name), path, depth + 1)
         if isinstance(ty, Special) or isinstance(ty, TypeVar):
@@ -77,8 +169,8 @@ class ArgumentConverter:
         if isinstance(ty, MapT):
             if not isinstance(value, dict):
                 raise ArgumentError(path, f"expected {ty}, got {show(value)}")
-            return {self.convert(k, ty.key, f"{path}.<key {show(k)}>", depth + 1):
-                    self.convert(v, ty.value, f"{path}.{k}", depth + 1) for k, v in value.items()}
+            return {self.convert(k, ty.key, f"{path}.<key {show(k, 40)}>", depth + 1):
+                    self.convert(v, ty.value, key_path(path, k), depth + 1) for k, v in value.items()}
         if isinstance(ty, ClassT):
             return self.instance(value, ty.name, path, depth)
         if isinstance(ty, (EnumT, VariantT)):
@@ -93,17 +185,25 @@ class ArgumentConverter:
         if name == "int":
             if type(value) is int:
                 if not INT_MIN <= value <= INT_MAX:
-                    raise ArgumentError(path, f"{value} is outside the BAML int range")
+                    raise ArgumentError(path, f"{show(value)} is outside the BAML int range "
+                                              f"[{INT_MIN}, {INT_MAX}]")
                 return value
         elif name == "float":
             if type(value) is float:
                 return value
             if type(value) is int:
-                return float(value)
+                try:
+                    return float(value)
+                except OverflowError:
+                    raise ArgumentError(path, f"{show(value)} is too large for a float") from None
             if ops.FLOAT_LIKE and isinstance(value, ops.FLOAT_LIKE):
                 return value  # a tensor standing in for a float (ingot.pack.tensors)
         elif name == "string":
             if type(value) is str:
+                at = surrogate_at(value)
+                if at >= 0:
+                    raise ArgumentError(path, f"a string holds a lone surrogate U+{ord(value[at]):04X} at index {at} "
+                                              "(strings are Unicode scalar values)")
                 return value
         elif name == "bool":
             if type(value) is bool:
@@ -124,6 +224,12 @@ class ArgumentConverter:
                 return self.convert(value, m, path, depth + 1)
             except ArgumentError as e:
                 errors.append(e)
+        # An error inside a member the value has the shape of (a field of a class, an element of
+        # an array) says more than "expected A | B": report the one that went deepest.
+        # At the same depth, a specific complaint (out of range, a lone surrogate) beats "expected".
+        deepest = max(errors, key=lambda e: (len(e.path), not e.detail.startswith("expected ")), default=None)
+        if deepest is not None and (len(deepest.path) > len(path) or not deepest.detail.startswith("expected ")):
+            raise deepest
         raise ArgumentError(path, f"expected {ty}, got {show(value)}")
 
     def instance(self, value: Any, name: str, path: str, depth: int) -> Instance:
@@ -138,7 +244,8 @@ class ArgumentConverter:
         known = {f.name for f in cls.fields}
         for key in value:
             if key not in known:
-                raise ArgumentError(f"{path}.{key}", f"class {name} has no field `{key}`")
+                raise ArgumentError(key_path(path, key), f"class {name} has no field `{show(key, 40)}`"
+                                    if not isinstance(key, str) else f"class {name} has no field `{key}`")
         fields = []
         for f in cls.fields:
             fpath = f"{path}.{f.name}"
@@ -166,25 +273,50 @@ class ArgumentConverter:
         """A value of unknown type: JSON data passes through unchanged."""
         if value is None or isinstance(value, (bool, int, float, str, Instance, Variant, Closure)):
             return value
+        if depth > MAX_DEPTH:
+            raise ArgumentError(path, f"value nests more than {MAX_DEPTH} levels deep")
+        if isinstance(value, str) and surrogate_at(value) >= 0:
+            return self.primitive(value, "string", path)
         if isinstance(value, (list, tuple)):
             return [self.plain(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(value)]
         if isinstance(value, dict):
-            return {k: self.plain(v, f"{path}.{k}", depth + 1) for k, v in value.items()}
+            return {k: self.plain(v, key_path(path, k), depth + 1) for k, v in value.items()}
         raise ArgumentError(path, f"cannot pass a Python {type(value).__name__}")
 
 
+MAX_RESULT_DEPTH = 500  # of a result's nesting; deeper is an error, never a truncated value
+
+
+class ResultTooDeep(ValueError):
+    """A result nested deeper than `MAX_RESULT_DEPTH` levels (plain data could not carry it safely)."""
+
+
 def to_python(value: Any, depth: int = 0) -> Any:
-    """A BAML value as plain Python data (what `ingot run --json` prints)."""
-    if depth > 200:
-        return "<too deep>"
+    """A BAML value as plain Python data (what `ingot run --json` prints).
+
+    Map keys become plain too (an enum key is its variant name), so every result is JSON data.
+    """
+    if depth > MAX_RESULT_DEPTH:
+        raise ResultTooDeep(f"the result nests more than {MAX_RESULT_DEPTH} levels deep")
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    # Loops, not comprehensions: one Python frame per level of nesting, so the depth limit
+    # is reached well before Python's recursion limit.
     if isinstance(value, list):
-        return [to_python(x, depth + 1) for x in value]
+        items = []
+        for x in value:
+            items.append(to_python(x, depth + 1))
+        return items
     if isinstance(value, dict):
-        return {k: to_python(v, depth + 1) for k, v in value.items()}
+        entries = {}
+        for k, v in value.items():
+            entries[plain_key(k)] = to_python(v, depth + 1)
+        return entries
     if isinstance(value, Instance):
-        return {n: to_python(v, depth + 1) for n, v in zip(value.cls.field_names, value.fields)}
+        fields = {}
+        for n, v in zip(value.cls.field_names, value.fields):
+            fields[n] = to_python(v, depth + 1)
+        return fields
     if isinstance(value, Variant):
         return value.name
     if isinstance(value, Closure):
@@ -192,6 +324,11 @@ def to_python(value: Any, depth: int = 0) -> Any:
     if ops.FLOAT_LIKE and isinstance(value, ops.FLOAT_LIKE):
         return value  # tensors stay tensors for Python callers
     return repr(value)
+
+
+def plain_key(key: Any) -> Any:
+    """A map key as plain data: an enum variant by name, anything else unchanged."""
+    return key.name if isinstance(key, Variant) else key
 
 
 def to_json_text(value: Any, indent: int | None = None) -> str:

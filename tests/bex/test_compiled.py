@@ -23,7 +23,7 @@ from ingot.convert import to_python
 from ingot.runtime.errors import BamlError
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance" / "extra"]
+CORPORA = [ROOT / "tests" / "conformance" / "engine", ROOT / "tests" / "conformance" / "extra"]
 
 
 def _cases() -> list[Any]:

@@ -16,14 +16,14 @@ def test_recursion_deeper_than_the_limit_is_a_stack_overflow_panic() -> None:
     program = ingot.load(src)
     assert program.call("Down", n=5000) == 5000
     with pytest.raises(ingot.BamlError) as e:
-        program.call("Down", n=200, max_depth=100)
+        program.options(max_depth=100).call("Down", n=200)
     assert e.value.kind == "StackOverflow" and e.value.is_panic
 
 
 def test_instruction_budget_stops_an_endless_loop() -> None:
     src = "function Spin() -> int {\n  let i = 0;\n  while (true) { i += 1; }\n  i\n}\n"
     with pytest.raises(ingot.BamlError) as e:
-        ingot.load(src).call("Spin", max_steps=1000)
+        ingot.load(src).options(max_steps=1000).call("Spin")
     assert e.value.kind == "InstructionLimit"
     assert "1000" in e.value.message
 

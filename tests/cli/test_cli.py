@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from ingot.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = sorted((ROOT / "examples").rglob("*.baml"))
-SHARED = ROOT.parent / "shared" / "conformance"
+# Every example program: a lone .baml file, or a baml_src/ project directory.
+EXAMPLES = sorted({p.parent if "baml_src" in p.parts else p for p in (ROOT / "examples").rglob("*.baml")})
+ENGINE = ROOT / "tests" / "conformance" / "engine"
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -27,7 +28,7 @@ def test_every_command_has_help(command: str) -> None:
     assert "Usage: main " + command in out or f"Usage: ingot {command}" in out or "Usage:" in out
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: str(p.relative_to(ROOT / "examples")))
 def test_examples_check_mir_and_dis(path: Path) -> None:
     assert invoke("check", str(path))[0] == 0
     code, out, _ = invoke("mir", str(path))
@@ -37,7 +38,7 @@ def test_examples_check_mir_and_dis(path: Path) -> None:
 
 
 def test_corpus_programs_check_mir_and_dis() -> None:
-    for path in sorted(SHARED.glob("*.baml")):
+    for path in sorted(ENGINE.glob("*.baml")):
         for command in ("check", "mir", "dis"):
             code, _, err = invoke(command, str(path))
             assert code == 0, f"{command} {path.name}: {err}"
@@ -74,7 +75,7 @@ def test_run_panic_prints_trace_and_exits_1(tmp_path: Path) -> None:
 
 
 def test_run_json_value() -> None:
-    code, out, _ = invoke("run", str(SHARED / "fib.baml"), "Fib", "--args", '{"n": 10}', "--json")
+    code, out, _ = invoke("run", str(ENGINE / "fib.baml"), "Fib", "--args", '{"n": 10}', "--json")
     assert code == 0 and json.loads(out) == {"value": 55}
 
 
@@ -93,12 +94,12 @@ def test_bad_arguments_name_the_field(args: str, message: str) -> None:
 
 
 def test_bad_json_is_a_usage_error() -> None:
-    code, _, err = invoke("run", str(SHARED / "fib.baml"), "Fib", "--args", "{n: 1}")
+    code, _, err = invoke("run", str(ENGINE / "fib.baml"), "Fib", "--args", "{n: 1}")
     assert code == 2 and "invalid JSON" in err
 
 
 def test_unknown_function_lists_the_functions() -> None:
-    code, _, err = invoke("run", str(SHARED / "fib.baml"), "Nope")
+    code, _, err = invoke("run", str(ENGINE / "fib.baml"), "Nope")
     assert code == 1 and "functions: Fib" in err
 
 
@@ -116,13 +117,25 @@ def test_check_reports_all_errors_with_carets(tmp_path: Path) -> None:
 def test_check_many_files_exits_1_if_any_fails(tmp_path: Path) -> None:
     bad = tmp_path / "bad.baml"
     bad.write_text("function F() -> int { \"x\" }\n")
-    code, _, _ = invoke("check", str(SHARED / "fib.baml"), str(bad))
+    code, _, _ = invoke("check", str(ENGINE / "fib.baml"), str(bad))
     assert code == 1
-    assert invoke("check", str(SHARED / "fib.baml"), str(SHARED / "gcd.baml"))[0] == 0
+    assert invoke("check", str(ENGINE / "fib.baml"), str(ENGINE / "gcd.baml"))[0] == 0
 
 
 def test_mir_of_one_function_and_unknown_function() -> None:
-    code, out, _ = invoke("mir", str(SHARED / "fib.baml"), "Fib")
+    code, out, _ = invoke("mir", str(ENGINE / "fib.baml"), "Fib")
     assert code == 0 and out.startswith("fn Fib(_1: int) -> int {")
-    code, _, err = invoke("mir", str(SHARED / "fib.baml"), "Nope")
+    code, _, err = invoke("mir", str(ENGINE / "fib.baml"), "Nope")
     assert code == 1 and "no function `Nope`" in err
+
+
+def test_a_refused_host_import_is_a_clear_error_in_test_and_prompt(tmp_path: Path) -> None:
+    src = tmp_path / "host.baml"
+    src.write_text('function Cwd() -> string {\n  @@ingot(host="os:getcwd")\n  ""\n}\n'
+                   'client C = openai.ChatClient.new(model = "m")\n'
+                   'function Ask(q: string) -> string {\n  client: C\n  prompt: `${q}`\n}\n'
+                   'test "cwd" {\n  assert.equal(Cwd(), "")\n}\n')
+    for args in (["test", str(src)], ["prompt", str(src), "Ask", "--args", '{"q": "x"}']):
+        code, out, err = invoke(*args)
+        assert code == 1, (args, out, err)
+        assert "wants to run Python host functions (Cwd -> os:getcwd)" in out + err and "Traceback" not in out + err

@@ -22,7 +22,7 @@ from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Interner, Sort
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance" / "extra"]
+CORPORA = [ROOT / "tests" / "conformance" / "engine", ROOT / "tests" / "conformance" / "extra"]
 PROGRAMS = [p for c in CORPORA for p in sorted(c.glob("*.baml")) if p.with_suffix(".json").exists()]
 BENCH = sorted((ROOT / "bench" / "explore").glob("*.baml"))
 
@@ -93,7 +93,7 @@ def test_a_limit_hit_is_the_same_error_on_both(steps: int) -> None:
     outcomes = []
     for tier in ("interp", "compiled"):
         try:
-            outcomes.append(program.call("ScanReadings", tier=tier, max_steps=steps, readings=[5] * 6, threshold=1))
+            outcomes.append(program.options(tier=tier, max_steps=steps).call("ScanReadings", readings=[5] * 6, threshold=1))
         except ingot.BamlError as e:
             outcomes.append(e.kind)
     assert outcomes[0] == outcomes[1]

@@ -105,7 +105,7 @@ def test_a_failure_mock_raises_the_engine_error_class() -> None:
     from ingot.llm import Failure
 
     program = ingot.load(ROOT / "examples" / "llm" / "support.baml")
-    assert "could not classify" in program.call("Route", message="hi", llm={"ClassifyMessage": Failure()})
+    assert "could not classify" in program.options(llm={"ClassifyMessage": Failure()}).call("Route", message="hi")
 
 
 LOOP = """

@@ -14,7 +14,7 @@ from ingot.concolic.inputs import UnsupportedInput, assignment_for
 from ingot.symbolic.expr import evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPORA = [ROOT.parent / "shared" / "conformance", ROOT / "tests" / "conformance" / "extra"]
+CORPORA = [ROOT / "tests" / "conformance" / "engine", ROOT / "tests" / "conformance" / "extra"]
 PROGRAMS = [p for c in CORPORA for p in sorted(c.glob("*.baml")) if p.with_suffix(".json").exists()]
 
 

@@ -1,14 +1,13 @@
 """Conformance: every corpus program must behave in ingot exactly as in the real BAML engine.
 
-Two corpora, both generated from `baml_bridge==0.23.0` (see README.md):
-  - shared: <repo>/../shared/conformance/   (skipped when absent)
-  - extra:  tests/conformance/extra/
+Every corpus directory beside this file (engine/, extra/, ...; see README.md), each recorded
+from `baml_bridge==0.23.0` by record.py:
 
 For each corpus:
   NAME.baml + NAME.json   -> test_case[corpus/NAME[i]], one per case
   invalid/NAME.baml + .error -> test_invalid_code / test_invalid_position
 `test_engine_agrees` / `test_engine_rejects` (marked slow) re-run the programs through
-baml_bridge to prove the stored expectations are still the engine's answers.
+baml_bridge (record.py's functions) to prove the stored expectations are still the engine's.
 """
 from __future__ import annotations
 
@@ -22,9 +21,18 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
-EXTRA = HERE / "extra"
-CORPORA = {"shared": SHARED, "extra": EXTRA}
+
+
+def _record():
+    """tests/conformance/record.py, the engine runner, imported by path (tests are not a package)."""
+    spec = importlib.util.spec_from_file_location("_conformance_record", HERE / "record.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CORPORA = _record().corpora()
 
 _CODE_RE = re.compile(r"error\[(E\d+)\]")
 _POS_RE = re.compile(r"main\.baml:(\d+):(\d+)")
@@ -33,21 +41,10 @@ _POS_RE = re.compile(r"main\.baml:(\d+):(\d+)")
 # ----------------------------------------------------------------------------- collection
 
 
-def _missing(corpus: str, root: Path):
-    return pytest.param(
-        None,
-        id=f"{corpus}-missing",
-        marks=pytest.mark.skip(reason=f"{corpus} conformance corpus not found at {root}"),
-    )
-
-
 def _valid_programs():
     """(corpus, path to NAME.baml, spec dict) for every program with a NAME.json."""
     out = []
     for corpus, root in CORPORA.items():
-        if not root.is_dir():
-            out.append(_missing(corpus, root))
-            continue
         for spec_path in sorted(root.glob("*.json")):
             baml = spec_path.with_suffix(".baml")
             spec = json.loads(spec_path.read_text(encoding="utf-8"))
@@ -59,9 +56,6 @@ def _cases():
     out = []
     for p in _valid_programs():
         (prog,) = p.values
-        if prog is None:
-            out.append(p)
-            continue
         corpus, baml, spec = prog
         for i, case in enumerate(spec["cases"]):
             out.append(pytest.param((baml, spec["function"], case), id=f"{corpus}/{baml.stem}[{i}]"))
@@ -84,9 +78,6 @@ def parse_error_file(text: str) -> tuple[str, tuple[int, int]]:
 def _invalid_programs():
     out = []
     for corpus, root in CORPORA.items():
-        if not root.is_dir():
-            out.append(_missing(corpus, root))
-            continue
         for err in sorted((root / "invalid").glob("*.error")):
             baml = err.with_suffix(".baml")
             text = err.read_text(encoding="utf-8")
@@ -188,13 +179,10 @@ def test_invalid_position(invalid):
 
 
 def _engine_tools():
-    """run() / plain() from extra/make.py (the generator), so the check decodes values the same way."""
+    """record.py's run() / compile_error(), so the check decodes values as recording did."""
     pytest.importorskip("baml_bridge")
     pytest.importorskip("pydantic")
-    spec = importlib.util.spec_from_file_location("_conformance_make", EXTRA / "make.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _record()
 
 
 @pytest.mark.slow
@@ -217,12 +205,7 @@ def test_engine_agrees(prog):
 @pytest.mark.parametrize("invalid", INVALID)
 def test_engine_rejects(invalid):
     baml, text = invalid
-    _engine_tools()
-    import baml_bridge
-
-    try:
-        baml_bridge.BamlRuntime.initialize_runtime(".", {"main.baml": baml.read_text(encoding="utf-8")})
-    except BaseException as e:  # the bridge raises BaseException subclasses
-        assert str(e).strip() == text.strip(), f"{baml.name}: engine message changed"
-        return
-    pytest.fail(f"{baml.name}: the engine now accepts this program")
+    message = _engine_tools().compile_error(baml.read_text(encoding="utf-8"))
+    if message is None:
+        pytest.fail(f"{baml.name}: the engine now accepts this program")
+    assert message.strip() == text.strip(), f"{baml.name}: engine message changed"

@@ -1,4 +1,4 @@
-"""Mocked LLM calls: `program.call(..., llm={...})`, `Replies`, and the `ingot_llm_mock` fixture."""
+"""Mocked LLM calls: `program.options(llm={...}).call(...)`, `Replies`, and the `ingot_llm_mock` fixture."""
 
 from __future__ import annotations
 
@@ -53,44 +53,44 @@ def program() -> ingot.Program:
 
 def test_a_string_is_a_raw_reply_parsed_like_a_real_one(program: ingot.Program) -> None:
     reply = 'Sure:\n```json\n{"category": "tech", "urgent": "true",}\n```'
-    assert program.call("Classify", message="x", llm={"Classify": reply}) == \
+    assert program.options(llm={"Classify": reply}).call("Classify", message="x") == \
         {"category": "TECHNICAL", "urgent": True, "note": None}
-    assert program.call("Pick", message="x", llm={"Pick": "I would say BILLING."}) == "BILLING"
+    assert program.options(llm={"Pick": "I would say BILLING."}).call("Pick", message="x") == "BILLING"
 
 
 def test_a_value_is_the_result(program: ingot.Program) -> None:
-    assert program.call("Classify", message="x", llm={"Classify": {"category": "BILLING", "urgent": False}}) == \
+    assert program.options(llm={"Classify": {"category": "BILLING", "urgent": False}}).call("Classify", message="x") == \
         {"category": "BILLING", "urgent": False, "note": None}
-    assert program.call("Name", n=1, llm={"Name": Value("{not parsed}")}) == "{not parsed}"
+    assert program.options(llm={"Name": Value("{not parsed}")}).call("Name", n=1) == "{not parsed}"
 
 
 def test_a_value_of_the_wrong_type_is_a_mock_error(program: ingot.Program) -> None:
     with pytest.raises(MockError, match="urgent"):
-        program.call("Classify", message="x", llm={"Classify": {"category": "BILLING", "urgent": "yes"}})
+        program.options(llm={"Classify": {"category": "BILLING", "urgent": "yes"}}).call("Classify", message="x")
     with pytest.raises(MockError, match="no field"):
-        program.call("Classify", message="x", llm={"Classify": {"category": "BILLING", "urgent": True, "x": 1}})
+        program.options(llm={"Classify": {"category": "BILLING", "urgent": True, "x": 1}}).call("Classify", message="x")
 
 
 def test_one_reply_answers_every_call_and_replies_answer_in_order(program: ingot.Program) -> None:
     urgent = '{"category": "BILLING", "urgent": true}'
     calm = '{"category": "BILLING", "urgent": false}'
-    assert program.call("Urgent", messages=["a", "b", "c"], llm={"Classify": urgent}) == 3
-    assert program.call("Urgent", messages=["a", "b", "c"], llm={"Classify": Replies(urgent, calm, urgent)}) == 2
+    assert program.options(llm={"Classify": urgent}).call("Urgent", messages=["a", "b", "c"]) == 3
+    assert program.options(llm={"Classify": Replies(urgent, calm, urgent)}).call("Urgent", messages=["a", "b", "c"]) == 2
     with pytest.raises(MockError, match="no mock reply left"):
-        program.call("Urgent", messages=["a", "b"], llm={"Classify": Replies(urgent)})
+        program.options(llm={"Classify": Replies(urgent)}).call("Urgent", messages=["a", "b"])
 
 
 def test_an_unparsable_reply_gets_the_repair_turn(program: ingot.Program) -> None:
     # like the engine, a reply that does not fit is followed by one more attempt
-    assert program.call("Pick", message="x", llm={"Pick": Replies("no idea", "tech")}) == "TECHNICAL"
+    assert program.options(llm={"Pick": Replies("no idea", "tech")}).call("Pick", message="x") == "TECHNICAL"
     with pytest.raises(ingot.BamlError) as info:
-        program.call("Pick", message="x", llm={"Pick": Replies("no idea", "still none")})
+        program.options(llm={"Pick": Replies("no idea", "still none")}).call("Pick", message="x")
     assert info.value.qualified_kind == "ai.errors.ParseFailed"
     assert info.value.value.get("raw_output") == "still none"
 
 
 def test_parse_failures_are_catchable(program: ingot.Program) -> None:
-    assert program.call("Guarded", message="x", llm={"Classify": "garbage"}) == "fallback"
+    assert program.options(llm={"Classify": "garbage"}).call("Guarded", message="x") == "fallback"
 
 
 def test_a_callable_gets_the_arguments(program: ingot.Program) -> None:
@@ -100,7 +100,7 @@ def test_a_callable_gets_the_arguments(program: ingot.Program) -> None:
         seen.append(message)
         return '{"category": "BILLING", "urgent": %s}' % ("true" if "!" in message else "false")
 
-    assert program.call("Urgent", messages=["ok", "help!"], llm={"Classify": classify}) == 1
+    assert program.options(llm={"Classify": classify}).call("Urgent", messages=["ok", "help!"]) == 1
     assert seen == ["ok", "help!"]
 
 
@@ -116,5 +116,5 @@ def test_fixture_answers_every_call_and_records_prompts(ingot_llm_mock, program:
 def test_fixture_refuses_unmocked_calls(ingot_llm_mock, program: ingot.Program) -> None:
     with pytest.raises(MockError, match="`Pick` has no mock"):
         program.call("Pick", message="x")
-    # an explicit llm= mapping is merged over the fixture's mocks
-    assert program.call("Pick", message="x", llm={"Pick": "BILLING"}) == "BILLING"
+    # an explicit llm mapping is merged over the fixture's mocks
+    assert program.options(llm={"Pick": "BILLING"}).call("Pick", message="x") == "BILLING"

@@ -32,7 +32,7 @@ def test_httpx_loads_only_when_a_request_may_be_sent() -> None:
     code = ("import sys, ingot, ingot.cli, ingot.concolic.explore\n"
             f"p = ingot.load({str(support)!r})\n"
             "reply = {'category': 'BILLING', 'urgent': False, 'summary': 'refund'}\n"
-            "assert p.call('Route', message='m', llm={'ClassifyMessage': reply}) == 'billing: refund'\n"
+            "assert p.options(llm={'ClassifyMessage': reply}).call('Route', message='m') == 'billing: refund'\n"
             "assert 'httpx' not in sys.modules, 'httpx was imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -85,7 +85,7 @@ def test_json_options_read_files(tmp_path: Path) -> None:
 def test_bad_values_are_usage_errors_naming_the_option(args: list[str], message: str) -> None:
     code, out, err = call(*args)
     assert code == 2 and out == ""
-    assert f"Usage: ingot call FILE {args[0]} [OPTIONS]" in err
+    assert f"Usage: ingot call PATH... {args[0]} [OPTIONS]" in err
     assert f"Error: {message}" in err
 
 

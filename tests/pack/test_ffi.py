@@ -49,10 +49,10 @@ def test_bind_from_python_and_unbound_calls(tier: str) -> None:
     src = 'function Scale(x: float) -> float {\n  @@ingot(host)\n  x\n}\nfunction Twice(x: float) -> float {\n  Scale(x) * 2.0\n}\n'
     program = ingot.load(src)
     with pytest.raises(ingot.BamlError) as e:
-        program.call("Twice", x=1.5, tier=tier)
+        program.options(tier=tier).call("Twice", x=1.5)
     assert e.value.kind == "HostUnavailable" and "Scale" in e.value.message
     program.bind("Scale", lambda x: x * 10)
-    assert program.call("Twice", x=1.5, tier=tier) == 30.0
+    assert program.options(tier=tier).call("Twice", x=1.5) == 30.0
 
 
 def test_any_function_can_be_bound_and_host_failures_are_panics() -> None:

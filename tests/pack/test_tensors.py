@@ -35,8 +35,8 @@ def program() -> ingot.Program:
 @pytest.mark.parametrize("tier", TIERS)
 @pytest.mark.parametrize(("a", "b"), [(7.5, -2.0), (-7.5, 2.0), (3.0, 0.0), (0.0, 0.0)])
 def test_arithmetic_matches_float_arithmetic(program: ingot.Program, tier: str, a: float, b: float) -> None:
-    want = program.call("Arith", a=a, b=b, tier=tier)
-    got = program.call("Arith", a=torch.tensor(a, dtype=torch.float64), b=b, tier=tier)
+    want = program.options(tier=tier).call("Arith", a=a, b=b)
+    got = program.options(tier=tier).call("Arith", a=torch.tensor(a, dtype=torch.float64), b=b)
     for g, w in zip(got, want):
         assert isinstance(g, torch.Tensor)
         assert (math.isnan(w) and math.isnan(float(g))) or float(g) == w
@@ -45,17 +45,17 @@ def test_arithmetic_matches_float_arithmetic(program: ingot.Program, tier: str, 
 @pytest.mark.parametrize("tier", TIERS)
 def test_batched_arithmetic_is_elementwise(program: ingot.Program, tier: str) -> None:
     a = torch.tensor([1.0, -4.0, 9.0], dtype=torch.float64)
-    got = program.call("Arith", a=a, b=torch.tensor(2.0, dtype=torch.float64), tier=tier)
+    got = program.options(tier=tier).call("Arith", a=a, b=torch.tensor(2.0, dtype=torch.float64))
     for i, x in enumerate(a.tolist()):
-        assert [float(t[i]) for t in got] == program.call("Arith", a=x, b=2.0, tier=tier)
+        assert [float(t[i]) for t in got] == program.options(tier=tier).call("Arith", a=x, b=2.0)
 
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_comparisons_of_0d_tensors_decide_conditions(program: ingot.Program, tier: str) -> None:
-    got = program.call("Compare", a=torch.tensor(2.0), b=2.0, tier=tier)
+    got = program.options(tier=tier).call("Compare", a=torch.tensor(2.0), b=2.0)
     assert [bool(t) for t in got] == [True, False, False, True, False, True]
-    assert float(program.call("Pick", a=torch.tensor(1.0), b=2.0, tier=tier)) == 1.0
-    assert program.call("Pick", a=torch.tensor(3.0), b=2.0, tier=tier) == 2.0
+    assert float(program.options(tier=tier).call("Pick", a=torch.tensor(1.0), b=2.0)) == 1.0
+    assert program.options(tier=tier).call("Pick", a=torch.tensor(3.0), b=2.0) == 2.0
 
 
 def test_batched_comparisons_are_elementwise_and_conditions_need_one_value(program: ingot.Program) -> None:

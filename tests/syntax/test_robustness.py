@@ -12,7 +12,7 @@ import ingot
 from ingot.syntax.diagnostics import CompileError
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "conformance"
+SHARED = ROOT / "tests" / "conformance" / "engine"
 PROGRAMS = sorted(SHARED.glob("*.baml")) + sorted((ROOT / "tests" / "conformance" / "extra").glob("*.baml"))
 
 
@@ -39,7 +39,7 @@ def test_mangled_source_gets_diagnostics_not_tracebacks(path: Path) -> None:
     text = path.read_text()
     for i, variant in enumerate(variants(text, seed=hash(path.name) & 0xFFFF)):
         try:
-            ingot.load(variant)
+            ingot.load_source(variant)
         except CompileError as e:
             assert e.diagnostics, f"variant {i}: CompileError without diagnostics"
             for d in e.diagnostics:

@@ -1,7 +1,7 @@
 """LLM clients, prompt rendering and lenient parsing of replies.
 
 - `LlmRuntime`: the VM's handler for LLM functions (mocks first, then the
-  declared client), used by `Program.call(..., llm=...)`.
+  declared client), used by `Program.options(llm=...).call(...)`.
 - `Replies`, `Value`: mock forms (a sequence of replies; a string result).
 - `validate_clients`: load-time diagnostics for clients ingot cannot call.
 - `render_output_format`, `parse_reply`: the two halves of schema-aligned

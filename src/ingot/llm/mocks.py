@@ -1,4 +1,4 @@
-"""Mocked LLM replies: `program.call("F", ..., llm={"Classify": reply})`.
+"""Mocked LLM replies: `program.options(llm={"Classify": reply}).call("F", ...)`.
 
 A mock for an LLM function is one of
 

@@ -6,11 +6,11 @@
         assert program.call("Route", message="refund please") == "billing: x"
         assert "Message: refund please" in ingot_llm_mock.calls[0].prompt
 
-While the fixture is active, every `Program.call` without an explicit `llm=`
+While the fixture is active, every `Program.call` without an explicit `llm` option
 answers LLM functions from the fixture's mocks (same forms as `llm=`: a raw
 reply string, a value, `Replies`, a callable); an LLM function without a mock
 raises `ingot.llm.MockError` rather than calling its client, unless
-`ingot_llm_mock.allow_clients = True`. An explicit `llm=` mapping is merged
+`ingot_llm_mock.allow_clients = True`. An explicit `llm` mapping is merged
 over the fixture's mocks.
 
 Enable it with the `pytest11` entry point `ingot-llm = "ingot.llm.pytest_plugin"`

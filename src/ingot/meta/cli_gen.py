@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -149,41 +149,65 @@ def function_list(program: Program) -> list[tuple[str, str]]:
             for name in program.functions]
 
 
-class CallGroup(click.Group):
-    """`ingot call FILE FUNC [--param VALUE]...`: one generated subcommand per function of FILE."""
+class PathsInUsage(click.Option):
+    """Shows `PATH...` in the usage lines of `ingot call` and its subcommands.
 
-    def __init__(self, name: str, loader: Callable[[Path], Program]) -> None:
+    The paths are not a click argument (a variadic argument would swallow FUNC and its
+    options); `CallGroup.parse_args` takes them off the front.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(["--paths-in-usage"], hidden=True, expose_value=False, is_flag=True)
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return ["PATH..."]
+
+
+class CallGroup(click.Group):
+    """`ingot call PATH... FUNC [--param VALUE]...`: one generated subcommand per function of the program.
+
+    PATH is a .baml file or a directory of them (one program); the words before FUNC that name
+    files or directories are the paths, the first that does not is FUNC.
+    """
+
+    def __init__(self, name: str, loader: Callable[[Sequence[Path]], Program]) -> None:
         self._loader = loader
-        file_arg = click.Argument(["file"], type=click.Path(exists=True, dir_okay=False, path_type=Path))
         list_opt = click.Option(["--list", "list_functions"], is_flag=True,
                                 help="List the callable functions with their one-line docs.")
-        super().__init__(name, params=[file_arg, list_opt], callback=self._root, invoke_without_command=True,
+        super().__init__(name, params=[PathsInUsage(), list_opt], callback=self._root, invoke_without_command=True,
                          subcommand_metavar="FUNC [--param VALUE]...",
                          context_settings={"help_option_names": ["-h", "--help"]},
-                         help="Call FUNC of FILE with options generated from its signature.\n\n"
-                              "`ingot call FILE FUNC --help` shows FUNC's options; results print as JSON.")
+                         help="Call FUNC of the program in PATHs with options generated from its signature.\n\n"
+                              "`ingot call PATH FUNC --help` shows FUNC's options; results print as JSON.")
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        # A group stops parsing options at its first argument, so move this group's own
-        # options out from between FILE and FUNC: `ingot call FILE --list` works.
-        if args and not args[0].startswith("-"):
-            ctx.meta["ingot.call.file"] = Path(args[0])
-            own = {"--list", *ctx.help_option_names}
-            end = 1
-            while end < len(args) and args[end] in own:
-                end += 1
-            args = [*args[1:end], args[0], *args[end:]]
-        return super().parse_args(ctx, args)
+        # A group stops parsing options at its first argument, so take the paths (and this
+        # group's own options between them) off the front: `ingot call a.baml b/ --list` works.
+        own = {"--list", *ctx.help_option_names}
+        paths: list[Path] = []
+        flags: list[str] = []
+        rest = list(args)
+        while rest and (rest[0] in own or (not rest[0].startswith("-") and (not paths or Path(rest[0]).exists()))):
+            word = rest.pop(0)
+            if word in own:
+                flags.append(word)
+            else:
+                paths.append(Path(word))
+        ctx.meta["ingot.call.paths"] = paths
+        return super().parse_args(ctx, [*flags, *rest])
+
+    def paths(self, ctx: click.Context) -> list[Path]:
+        return list(ctx.meta.get("ingot.call.paths") or [])
 
     def program(self, ctx: click.Context) -> Program | None:
-        # FILE may not be processed yet when an eager --help lists the functions.
-        path = ctx.params.get("file") or ctx.meta.get("ingot.call.file")
-        if path is None or not path.is_file():
+        paths = self.paths(ctx)
+        if not paths or not all(p.exists() for p in paths):
             return None
         cache = ctx.meta.setdefault("ingot.call.programs", {})
-        if path not in cache:
-            cache[path] = self._loader(path)
-        return cache[path]
+        key = tuple(paths)
+        if key not in cache:
+            cache[key] = self._loader(paths)
+        return cache[key]
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         program = self.program(ctx)
@@ -206,16 +230,28 @@ class CallGroup(click.Group):
             raise click.ClickException("\n".join(e.problems)) from None
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        self.check_paths(ctx)
         program = self.program(ctx)
         if program is not None and args and args[0] not in program.functions:
             names = ", ".join(program.functions) or "none"
-            ctx.fail(f"no function `{args[0]}` in {ctx.params['file']} (functions: {names})")
+            shown = ", ".join(map(str, self.paths(ctx)))
+            ctx.fail(f"no function `{args[0]}` in {shown} (functions: {names})")
         return super().resolve_command(ctx, args)
 
-    def _root(self, file: Path, list_functions: bool) -> None:
+    def check_paths(self, ctx: click.Context) -> None:
+        paths = self.paths(ctx)
+        if not paths:
+            ctx.fail("missing PATH: a .baml file or a directory of them")
+        for p in paths:
+            if not p.exists():
+                ctx.fail(f"{p}: no such file or directory")
+
+    def _root(self, list_functions: bool) -> None:
         ctx = click.get_current_context()
         if ctx.invoked_subcommand is not None:
             return
+        if list_functions:
+            self.check_paths(ctx)
         program = self.program(ctx)
         if not list_functions:
             click.echo(ctx.get_help())

@@ -1,6 +1,6 @@
 """Regenerate the extra conformance corpus from the real BAML engine (pip install baml_bridge==0.23.0).
 
-Same format and approach as ../../../../shared/conformance/make.py:
+Same format as every corpus here (see ../README.md); ../record.py re-records the results:
 
 NAME.json: {"function": F, "cases": [{"args": {...}, "expect": value} | {"args": {...}, "error": Class}]}
 where Class is the short name of the class of the value that escaped the function:
