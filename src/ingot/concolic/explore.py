@@ -451,11 +451,21 @@ def edge_key(e: Edge) -> EdgeKey:
 
 
 def edge_label(view: ProgramView, key: EdgeKey) -> str:
+    """`F:bb3[T]->bb5 (true) at 12:7 `x > 5``: the edge, then where its condition is and its text."""
     fn, block, target = key
-    for e in view.function(fn).branch_edges():
+    fview = view.function(fn)
+    where = ""
+    if 0 <= block < len(fview.blocks):
+        span = fview.blocks[block].terminator.span
+        pos = span.start
+        text = " ".join(span.source.text[span.start_offset:span.end_offset].split())
+        if len(text) > 60:
+            text = text[:57] + "..."
+        where = f" at {pos.line}:{pos.column} `{text}`"
+    for e in fview.branch_edges():
         if e.site.block == block and e.target == target:
-            return str(e)
-    return str(Edge(StmtId(fn, block, -1), target, "?"))
+            return f"{e}{where}"
+    return f"{Edge(StmtId(fn, block, -1), target, '?')}{where}"
 
 
 def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
