@@ -35,6 +35,8 @@ from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 
 EdgeKey = tuple[str, int, int]  # (function, block, target block)
+# Panics that are ingot's own bounds on a run, not the program's: the run was cut short.
+RUN_LIMITS = {"InstructionLimit": "step-limit", "StackOverflow": "depth-limit"}
 FAILURE_KEY = "$failure"  # a recorded mock that fails: {"$failure": "ParseFailed"}
 
 
@@ -130,6 +132,15 @@ class Exploration:
     full_coverage_run: int | None = None
     first_finding_s: float | None = None
     stopped_by: str = "exhausted"
+    # Why the search was not exhaustive, with counts: "concretized", "pruned", "solver-unknown",
+    # "divergence", "step-limit", "depth-limit", "revisit-cap", "check-repeat", "concretize-flips",
+    # "run-timeout", "memory", and the stop ("max-runs", "timeout"). Empty: every path was explored.
+    limits: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """Was the search exhaustive (every feasible path run, so every uncovered edge is infeasible)?"""
+        return self.stopped_by == "exhausted" and not self.limits
 
 
 class LlmInputs:
@@ -169,7 +180,7 @@ class Explorer:
         self.result = Exploration(function, self.options)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
-        self._tried_checks: set[tuple[str, int]] = set()
+        self._tried_checks: dict[tuple[str, int], str] = {}  # check -> status of the query aimed at it
         self._concretize_flips: dict[str, int] = {}
         self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
         self._seen_paths: set[tuple[tuple[str, int], ...]] = set()
@@ -232,6 +243,7 @@ class Explorer:
             res.runs += 1
             if job.predicted is not None and not self.follows(run.trace.path, job):
                 res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
+                self.limit("divergence")
                 continue
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
@@ -241,16 +253,25 @@ class Explorer:
             res.paths += 1
             res.concretizations += run.trace.concretized
             res.pruned += run.trace.pruned
+            self.limit("concretized", run.trace.concretized)
+            self.limit("pruned", run.trace.pruned)
             self.expand(job, run)
             if self.progress is not None:
                 res.elapsed_s = time.perf_counter() - start
                 self.progress(res)
         else:
             res.stopped_by = "exhausted"
+        if res.stopped_by in ("max-runs", "timeout"):
+            self.limit(res.stopped_by)
         self.finish()
         res.elapsed_s = time.perf_counter() - start
         res.solver_stats = self.solver.stats.as_dict()
         return res
+
+    def limit(self, reason: str, count: int = 1) -> None:
+        """Note that the search met a limit: it is then not exhaustive (see `Exploration.limits`)."""
+        if count:
+            self.result.limits[reason] = self.result.limits.get(reason, 0) + count
 
     def random_round(self) -> bool:
         """When the search has nothing left but edges remain uncovered, try random inputs.
@@ -318,6 +339,8 @@ class Explorer:
             err = run.outcome.error
             site = str(err.trace[-1]) if err.trace else ""
             fkey = (err.kind, site)
+            if err.kind in RUN_LIMITS:
+                self.limit(RUN_LIMITS[err.kind])
             if fkey not in self._finding_keys and err.kind != "InstructionLimit":
                 self._finding_keys.add(fkey)
                 new_finding = True
@@ -337,8 +360,16 @@ class Explorer:
         occurrences: dict[str, int] = {}
         for entry in path[: job.bound]:
             occurrences[entry.site] = occurrences.get(entry.site, 0) + 1
+        # An unsat answer proves an edge unreachable on this path only when nothing before it was
+        # fixed: a concretization (or a pruned operation) may be what makes the query unsat, even
+        # when slicing left its entry out.
+        fixed_before = run.trace.pruned > 0
+        for k in range(job.bound):
+            fixed_before = fixed_before or path[k].kind is EntryKind.CONCRETIZE
         for j in range(job.bound, len(path)):
             entry = path[j]
+            if j > 0 and path[j - 1].kind is EntryKind.CONCRETIZE:
+                fixed_before = True
             nth = occurrences.get(entry.site, 0)
             occurrences[entry.site] = nth + 1
             for alt in entry.alternatives:
@@ -358,11 +389,15 @@ class Explorer:
                     query = self.slice(free, goal)
                     result = self.solver.solve(query, self.domains(query))
                     predicted = None
-                elif result.status == "unsat" and alt.target is not None:
+                elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
+                if entry.kind is EntryKind.CHECK:
+                    self._tried_checks[(entry.site, entry.ctx)] = result.status
                 if result.status != "sat" or result.model is None:
-                    if result.status == "unknown" and alt.target is not None:
-                        self._unknown_edges.add(alt.target)
+                    if result.status == "unknown":
+                        self.limit("solver-unknown")
+                        if alt.target is not None:
+                            self._unknown_edges.add(alt.target)
                     continue
                 child = {**run.assignment, **result.model}
                 reason = f"{entry.kind.value}:{alt.label}" + ("" if predicted is not None else " (optimistic)")
@@ -382,17 +417,23 @@ class Explorer:
             revisit = (entry.site, target, nth)
             count = self._revisits.get(revisit, 0)
             if count >= self.options.revisits:
+                self.limit("revisit-cap")
                 return None
             self._revisits[revisit] = count + 1
             return 3
         if entry.kind is EntryKind.CHECK:
             check = (entry.site, entry.ctx)
             if check in self._tried_checks:
+                # Aimed at once already; if that query was not sat, this path (another prefix)
+                # might have reached the panic, so skipping it leaves the search not exhaustive.
+                if self._tried_checks[check] != "sat":
+                    self.limit("check-repeat")
                 return None
-            self._tried_checks.add(check)
+            self._tried_checks[check] = "pending"
             return 40
         count = self._concretize_flips.get(entry.site, 0)
         if count >= 4:
+            self.limit("concretize-flips")
             return None
         self._concretize_flips[entry.site] = count + 1
         return 2
@@ -431,8 +472,11 @@ class Explorer:
         return out
 
     def finish(self) -> None:
-        """An uncovered edge whose every attempt was unsat (and none unknown) is reported infeasible."""
+        """Uncovered edges are reported infeasible only after an exhaustive search, and only those
+        every attempt to reach proved unsat (free of concretizations) with none unknown."""
         res = self.result
+        if not res.complete:
+            return
         for e in self._edge_keys - res.covered:
             if self._unsat_edges.get(e, 0) > 0 and e not in self._unknown_edges:
                 res.infeasible.add(e)

@@ -22,7 +22,8 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "runs": ex.runs,
         "paths": ex.paths,
         "stopped_by": ex.stopped_by,
-        "complete": ex.concretizations == 0 and ex.pruned == 0 and ex.solver_stats.get("unknown", 0) == 0,
+        "complete": ex.complete,
+        "limits": dict(sorted(ex.limits.items())),
         "coverage": {
             "edges_total": len(keys),
             "edges_covered": sum(1 for k in keys if k in ex.covered),
@@ -56,14 +57,30 @@ def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
 
+LIMIT_WORDS = {
+    "concretized": "values concretized",
+    "pruned": "operations pruned at hot sites",
+    "solver-unknown": "solver unknowns",
+    "divergence": "divergent runs",
+    "step-limit": "runs cut by the step budget",
+    "depth-limit": "runs cut by the call-depth limit",
+    "run-timeout": "runs cut by the time budget",
+    "memory": "runs cut by the memory cap",
+    "revisit-cap": "flips skipped at the revisit cap",
+    "check-repeat": "panic checks not re-aimed on other paths",
+    "concretize-flips": "concretization flips skipped at the cap",
+    "max-runs": "stopped at --max-runs",
+    "timeout": "stopped at --timeout",
+}
+
+
 def why_best_effort(report: dict[str, Any]) -> str:
-    """What kept the exploration from being complete, in words."""
-    parts = [f"{report['concretizations']} concretizations"]
-    if report.get("pruned"):
-        parts.append(f"{report['pruned']} operations pruned at hot sites")
-    unknown = report["solver"].get("unknown", 0)
-    if unknown:
-        parts.append(f"{unknown} solver unknowns")
+    """What kept the exploration from being complete (exhaustive), in words."""
+    limits = report.get("limits", {})
+    parts = [f"{n} {LIMIT_WORDS.get(k, k)}" if k not in ("max-runs", "timeout") else LIMIT_WORDS[k]
+             for k, n in limits.items()]
+    if not parts and report["stopped_by"] != "exhausted":
+        parts.append(f"stopped at {report['stopped_by']} before every path was run")
     return ", ".join(parts)
 
 
