@@ -25,6 +25,7 @@ from typing import Any
 
 from ingot.bex.program import BexFunction
 from ingot.concolic.inputs import InputBuilder, InputSpace
+from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.convert import to_python
 from ingot.mir.api import Edge, ProgramView, StmtId
 from ingot.runtime.errors import BamlError, BamlRaise
@@ -42,7 +43,7 @@ FAILURE_KEY = "$failure"  # a recorded mock that fails: {"$failure": "ParseFaile
 
 @dataclass
 class Options:
-    max_runs: int = 500
+    max_runs: int = 2000
     timeout_s: float = 60.0
     max_len: int = 6
     max_string_length: int = 32
@@ -54,7 +55,11 @@ class Options:
     # reference tracker loop); both record the same traces. INGOT_TRACKER overrides the default.
     tracker: str = field(default_factory=lambda: os.environ.get("INGOT_TRACKER", "compiled"))
     revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
-    random_patience: int = 60  # random inputs in a row without new coverage before giving up
+    random_patience: int = 1000  # random inputs in a row without new coverage before giving up
+    concretize_flips: int = 12  # "another value" children per concretization site, each unlike the last
+    # Runs spent after full edge coverage on panic sites (division, index, assert) no query has
+    # aimed at yet: their operands may be concrete (a loop counter), so only new paths reach them.
+    panic_runs: int = 150
     # Symbolic executions of one instruction per run that are tracked before hot-site pruning
     # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
     # elements and `max_string_length` characters reach, so it only bounds runaway loops.
@@ -136,6 +141,9 @@ class Exploration:
     # "divergence", "step-limit", "depth-limit", "revisit-cap", "check-repeat", "concretize-flips",
     # "run-timeout", "memory", and the stop ("max-runs", "timeout"). Empty: every path was explored.
     limits: dict[str, int] = field(default_factory=dict)
+    panic_sites: int = 0  # instructions that can panic by construction, in the reached functions
+    panic_sites_aimed: int = 0  # of those, aimed at by a query or seen panicking
+    panic_runs: int = 0  # runs spent on un-aimed panic sites after full edge coverage
 
     @property
     def complete(self) -> bool:
@@ -180,6 +188,12 @@ class Explorer:
         self.result = Exploration(function, self.options)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
+        functions = reachable_functions(view, function)
+        self.dictionary = Dictionary.of(view.bytecode, functions)
+        self._panic_sites = panic_sites(view.bytecode, functions)
+        self._aimed: set[tuple[str, int]] = set()
+        self._concretized_seen: dict[tuple[str, int], list[Expr]] = {}
+        self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
         self._tried_checks: dict[tuple[str, int], str] = {}  # check -> status of the query aimed at it
         self._concretize_flips: dict[str, int] = {}
         self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
@@ -235,9 +249,12 @@ class Explorer:
             if time.perf_counter() - start > self.options.timeout_s:
                 res.stopped_by = "timeout"
                 break
-            if self._edge_keys and self._edge_keys <= res.covered | res.infeasible and not self.pending_checks():
+            if self._edge_keys and self._edge_keys <= res.covered | res.infeasible and not self.pending_checks() \
+                    and not self.panic_search_left():
                 res.stopped_by = "full-coverage"
                 break
+            if self.edges_done():
+                res.panic_runs += 1
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
             res.runs += 1
@@ -264,6 +281,8 @@ class Explorer:
         if res.stopped_by in ("max-runs", "timeout"):
             self.limit(res.stopped_by)
         self.finish()
+        res.panic_sites = len(self._panic_sites)
+        res.panic_sites_aimed = len(self._panic_sites & self._aimed)
         res.elapsed_s = time.perf_counter() - start
         res.solver_stats = self.solver.stats.as_dict()
         return res
@@ -283,7 +302,10 @@ class Explorer:
         row without new coverage.
         """
         res = self.result
-        if self._edge_keys <= res.covered | res.infeasible or self._random_misses >= self.options.random_patience:
+        if self.edges_done():
+            if not self.panic_search_left():
+                return False
+        elif self._random_misses >= self.options.random_patience:
             return False
         covered_before = len(res.covered)
         if self._last_random_covered is not None and covered_before == self._last_random_covered:
@@ -294,23 +316,56 @@ class Explorer:
         self.push(Job(self.random_assignment(), 0, None, "random"), 0)
         return True
 
+    def edges_done(self) -> bool:
+        return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
+
+    def panic_search_left(self) -> bool:
+        """After full coverage: are panic sites un-aimed, with runs left in their budget?"""
+        return bool(self._panic_sites - self._aimed) and self.result.panic_runs < self.options.panic_runs
+
     def random_assignment(self) -> dict[str, Any]:
-        rng = self._rng
-        words = sorted({e.value for e in self.x.table.values() if e.is_const and isinstance(e.value, str)})
+        """Fresh values from the program's dictionary of literals, or (more often) an input that
+        found something new with one or two of its values mutated, as a fuzzer would."""
+        if self._corpus and self._rng.random() < 0.7:
+            return self.mutated(self._rng.choice(self._corpus))
+        return self.fresh_assignment()
+
+    def mutated(self, base: dict[str, Any]) -> dict[str, Any]:
+        rng, words = self._rng, self.dictionary
+        out = dict(base)
+        names = sorted(self.space.sorts)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            name = rng.choice(names)
+            sort, value = self.space.sorts[name], out.get(name)
+            if name in self.space.bounds:
+                low, high = self.space.bounds[name]
+                out[name] = rng.randint(low, high)
+            elif sort is Sort.STRING:
+                out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
+                                                self.options.max_string_length)
+            elif sort is Sort.INT:
+                out[name] = words.mutate_int(rng, value if isinstance(value, int) else 0)
+            elif sort is Sort.BOOL:
+                out[name] = not value
+            else:
+                out[name] = words.float_value(rng)
+        return out
+
+    def fresh_assignment(self) -> dict[str, Any]:
+        rng, words = self._rng, self.dictionary
         out: dict[str, Any] = {}
         for name, sort in sorted(self.space.sorts.items()):
             if name in self.space.bounds:
                 low, high = self.space.bounds[name]
                 out[name] = rng.randint(low, high)
             elif sort is Sort.INT:
-                out[name] = rng.choice([rng.randint(-10, 10), rng.randint(-10, 10), rng.randint(-1000, 1000), 0, 1])
+                out[name] = words.int_value(rng)
             elif sort is Sort.FLOAT:
-                out[name] = rng.choice([rng.uniform(-10, 10), rng.uniform(-1000, 1000), 0.0, 0.5])
+                out[name] = words.float_value(rng)
             elif sort is Sort.BOOL:
                 out[name] = rng.random() < 0.5
             else:
-                letters = "".join(rng.choice("abcxyzAB 01-") for _ in range(rng.randint(0, 8)))
-                out[name] = rng.choice([*words, letters, ""]) if words else letters
+                out[name] = words.string_value(rng, self.options.max_string_length)
         return out
 
     def pending_checks(self) -> bool:
@@ -348,6 +403,8 @@ class Explorer:
                                             [str(f) for f in err.trace], site, res.runs))
                 if res.first_finding_s is None:
                     res.first_finding_s = now
+        if new_edges or new_finding:
+            self._corpus.append(run.assignment)
         if new_edges or new_finding or not res.tests:
             res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),
                                       [edge_label(self.view, e) for e in new_edges], res.runs))
@@ -372,11 +429,15 @@ class Explorer:
                 fixed_before = True
             nth = occurrences.get(entry.site, 0)
             occurrences[entry.site] = nth + 1
+            if entry.kind is EntryKind.CHECK:
+                self.aim(entry.site)
             for alt in entry.alternatives:
                 priority = self.priority(entry, alt.target, alt.label, nth)
                 if priority is None:
                     continue
                 goal = alt.cond
+                if entry.kind is EntryKind.CONCRETIZE:
+                    goal = self.diversified(entry)
                 prefix = path[:j]
                 query = self.slice([p.observed for p in prefix], goal)
                 result = self.solver.solve(query, self.domains(query))
@@ -432,11 +493,26 @@ class Explorer:
             self._tried_checks[check] = "pending"
             return 40
         count = self._concretize_flips.get(entry.site, 0)
-        if count >= 4:
+        if count >= self.options.concretize_flips:
             self.limit("concretize-flips")
             return None
         self._concretize_flips[entry.site] = count + 1
         return 2
+
+    def aim(self, site: str) -> None:
+        """A check entry at `Fn@pc:Kind` was seen: its panic site is aimed at."""
+        fn, _, rest = site.partition("@")
+        pc = rest.split(":", 1)[0]
+        if pc.isdigit():
+            self._aimed.add((fn, int(pc)))
+
+    def diversified(self, entry: PathEntry) -> Expr:
+        """"Another value" for a concretization: unlike every value seen fixed at this site so far."""
+        fixed = entry.observed.args[0] if entry.observed.args else entry.observed  # `expr == value`
+        seen = self._concretized_seen.setdefault((entry.site, fixed.id), [])
+        if entry.observed not in seen:
+            seen.append(entry.observed)
+        return self.x.and_(*(self.x.not_(o) for o in seen[-16:]))
 
     @staticmethod
     def fixed(prefix: list[PathEntry], query: list[Expr]) -> bool:
@@ -514,6 +590,14 @@ def edge_label(view: ProgramView, key: EdgeKey) -> str:
 
 def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
     """Branch edges of `function` and of the user functions (and lambdas) it can call."""
+    out: list[Edge] = []
+    for name in reachable_functions(view, function):
+        out.extend(view.function(name).branch_edges())
+    return out
+
+
+def reachable_functions(view: ProgramView, function: str) -> list[str]:
+    """`function` and the user functions (and their lambdas) it can call, in declaration order."""
     names = [f.name for f in view.functions(include_synthetic=True)]
     todo, seen = [function], set()
     while todo:
@@ -526,9 +610,9 @@ def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
             if block.terminator.callee:
                 todo.append(block.terminator.callee)
         todo.extend(n for n in names if n.startswith(name + ".$lambda"))
-    out: list[Edge] = []
+    out: list[str] = []
     for name in names:
         fn = view.function(name)
         if name in seen and (not fn.synthetic or ".$lambda" in name):
-            out.extend(fn.branch_edges())
+            out.append(name)
     return out

@@ -37,6 +37,7 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
                       "site": f.site} for f in ex.findings],
         "divergences": len(ex.divergences),
         "divergent_inputs": ex.divergences[:5],
+        "panic_sites": {"total": ex.panic_sites, "aimed": ex.panic_sites_aimed, "runs_after_coverage": ex.panic_runs},
         "concretizations": ex.concretizations,
         "pruned": ex.pruned,
         "solver": {k: v for k, v in ex.solver_stats.items() if k != "time_s"},
