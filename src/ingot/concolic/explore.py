@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.bex.program import BexFunction
-from ingot.concolic.inputs import InputBuilder, InputSpace
+from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.convert import to_python
 from ingot.mir.api import Edge, ProgramView, StmtId
@@ -60,6 +61,9 @@ class Options:
     # Runs spent after full edge coverage on panic sites (division, index, assert) no query has
     # aimed at yet: their operands may be concrete (a loop counter), so only new paths reach them.
     panic_runs: int = 150
+    # A run that grows the process's resident memory by more than this (MB) over what it held when
+    # the exploration started is cut and counted under `limits["memory"]`; None: no cap.
+    memory_mb: int | None = 1024
     # Symbolic executions of one instruction per run that are tracked before hot-site pruning
     # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
     # elements and `max_string_length` characters reach, so it only bounds runaway loops.
@@ -93,6 +97,7 @@ class RunResult:
     args: dict[str, Any]  # plain values, captured before the run could mutate them
     mocks: dict[str, list[Any]]
     assignment: dict[str, Any]  # every variable the run read
+    cut: str | None = None  # "run-timeout" or "memory": the budget stopped the run part-way
 
 
 @dataclass
@@ -183,6 +188,12 @@ class Explorer:
         self.space = InputSpace()
         self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length)
         self.fn = view.bytecode.by_name[function]
+        if self.fn.kind != "body":
+            what = "an LLM function" if self.fn.kind == "llm" else f"a {self.fn.kind} function"
+            raise UnsupportedInput(
+                f"`{function}` is {what}: it has no BAML body to explore. Explore a function that "
+                f"calls it; exploration then treats each of its results as an input (every reply "
+                f"the program's parsing and branches can see)")
         self.tracker_class = tracker_class(self.options.tracker)
         self._classes = {c.name: c for c in view.classes()}  # built once, not per run
         self.result = Exploration(function, self.options)
@@ -194,6 +205,8 @@ class Explorer:
         self._aimed: set[tuple[str, int]] = set()
         self._concretized_seen: dict[tuple[str, int], list[Expr]] = {}
         self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
+        self._deadline = float("inf")  # perf_counter time the exploration's budget ends
+        self._memory_cap: int | None = None
         self._tried_checks: dict[tuple[str, int], str] = {}  # check -> status of the query aimed at it
         self._concretize_flips: dict[str, int] = {}
         self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
@@ -223,24 +236,37 @@ class Explorer:
             shadows.append(shadow)
         args = {pname: to_python(v) for (pname, _), v in zip(fview.params, values)}
         outcome = Outcome()
+        cut = None
         # A run allocates many acyclic objects (expressions, entries); each full collection would
         # rescan the interner's whole table, which grows over an exploration. Pause the cyclic
         # collector for the run (reference counting still frees everything without cycles).
         collecting = gc.isenabled()
         gc.disable()
         try:
-            outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
+            with guard(self._deadline, self._memory_cap):
+                outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
         except BamlRaise as e:
             outcome.error = BamlError(e.value, e.trace)
+        except RunCut as e:
+            cut = e.reason
         finally:
             if collecting:
                 gc.enable()
-        return RunResult(vm.trace, outcome, args, env.mocks, dict(builder.used))
+        result = RunResult(vm.trace, outcome, args, env.mocks, dict(builder.used), cut)
+        if cut == "memory":
+            del vm, builder, env  # the run's heap: free it before the next run
+            gc.collect()
+        return result
 
     # -- the search ---------------------------------------------------------------------------
     def explore(self) -> Exploration:
         res = self.result
         start = time.perf_counter()
+        self._deadline = start + self.options.timeout_s
+        self.solver.deadline = self._deadline
+        rss = resident_bytes()
+        if self.options.memory_mb is not None and rss is not None:
+            self._memory_cap = rss + self.options.memory_mb * 2**20
         self.push(Job({}, 0, None, "seed"), 100)
         while self._queue or self.random_round():
             if res.runs >= self.options.max_runs:
@@ -258,6 +284,11 @@ class Explorer:
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
             res.runs += 1
+            if run.cut is not None:
+                # Cut part-way: its edges were taken, but its path is not whole (nothing to expand).
+                self.limit(run.cut)
+                res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
+                continue
             if job.predicted is not None and not self.follows(run.trace.path, job):
                 res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
                 self.limit("divergence")
