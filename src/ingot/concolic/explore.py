@@ -207,7 +207,9 @@ class Explorer:
         self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
         self._memory_cap: int | None = None
-        self._tried_checks: dict[tuple[str, int], str] = {}  # check -> status of the query aimed at it
+        # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
+        # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
+        self._tried_checks: dict[tuple[str, int, int], str] = {}
         self._concretize_flips: dict[str, int] = {}
         self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
         self._seen_paths: set[tuple[tuple[str, int], ...]] = set()
@@ -351,8 +353,11 @@ class Explorer:
         return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
 
     def panic_search_left(self) -> bool:
-        """After full coverage: are panic sites un-aimed, with runs left in their budget?"""
-        return bool(self._panic_sites - self._aimed) and self.result.panic_runs < self.options.panic_runs
+        """After full coverage: are panic sites un-aimed, or aimed at only in vain (a later pass
+        through a loop may still reach them), with runs left in their budget?"""
+        if self.result.panic_runs >= self.options.panic_runs:
+            return False
+        return bool(self._panic_sites - self._aimed) or any(v != "sat" for v in self._tried_checks.values())
 
     def random_assignment(self) -> dict[str, Any]:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
@@ -372,10 +377,16 @@ class Explorer:
                 low, high = self.space.bounds[name]
                 out[name] = rng.randint(low, high)
             elif sort is Sort.STRING:
+                others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
                 out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                                self.options.max_string_length)
+                                                self.options.max_string_length, others)
             elif sort is Sort.INT:
-                out[name] = words.mutate_int(rng, value if isinstance(value, int) else 0)
+                same = [v for k, v in out.items() if k != name and self.space.sorts.get(k) is Sort.INT
+                        and k not in self.space.bounds]
+                if same and rng.random() < 0.2:
+                    out[name] = rng.choice(same)  # equal elements, a count matching a value
+                else:
+                    out[name] = words.mutate_int(rng, value if isinstance(value, int) else 0)
             elif sort is Sort.BOOL:
                 out[name] = not value
             else:
@@ -484,7 +495,7 @@ class Explorer:
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
                 if entry.kind is EntryKind.CHECK:
-                    self._tried_checks[(entry.site, entry.ctx)] = result.status
+                    self._tried_checks[check_key(entry, nth)] = result.status
                 if result.status != "sat" or result.model is None:
                     if result.status == "unknown":
                         self.limit("solver-unknown")
@@ -514,7 +525,7 @@ class Explorer:
             self._revisits[revisit] = count + 1
             return 3
         if entry.kind is EntryKind.CHECK:
-            check = (entry.site, entry.ctx)
+            check = check_key(entry, nth)
             if check in self._tried_checks:
                 # Aimed at once already; if that query was not sat, this path (another prefix)
                 # might have reached the panic, so skipping it leaves the search not exhaustive.
@@ -587,6 +598,13 @@ class Explorer:
         for e in self._edge_keys - res.covered:
             if self._unsat_edges.get(e, 0) > 0 and e not in self._unknown_edges:
                 res.infeasible.add(e)
+
+
+MAX_CHECK_OCCURRENCE = 8
+
+
+def check_key(entry: PathEntry, nth: int) -> tuple[str, int, int]:
+    return (entry.site, entry.ctx, min(nth, MAX_CHECK_OCCURRENCE))
 
 
 def tracker_class(name: str) -> type[TrackedVM]:

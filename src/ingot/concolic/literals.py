@@ -36,6 +36,7 @@ class Dictionary:
 
     @classmethod
     def of(cls, program: BexProgram, functions: Iterable[str]) -> Dictionary:
+        keys = program.builtin_keys
         strings: dict[str, None] = {}
         separators: dict[str, None] = {" ": None}
         ints: dict[int, None] = dict.fromkeys(EDGE_INTS)
@@ -58,6 +59,8 @@ class Dictionary:
                     ints.update(dict.fromkeys(v for v in (c - 1, c, c + 1) if INT_MIN <= v <= INT_MAX))
                 elif isinstance(c, float):
                     floats.update(dict.fromkeys((c - 0.5, c, c + 0.5)))
+            if any(keys[arg[0]].endswith(".lines") for op, arg in fn.code if op == Op.CALL_BUILTIN):
+                separators["\n"] = None  # `lines()` splits on a character no literal spells
         for n in list(ints)[:40]:
             if abs(n) < 10**18:
                 strings[str(n)] = None
@@ -76,28 +79,46 @@ class Dictionary:
             return rng.choice(self.floats)
         return rng.uniform(-1000, 1000)
 
-    def mutate_string(self, rng: random.Random, s: str, max_length: int) -> str:
-        """One fuzzer mutation: a token inserted, appended, prepended or substituted, or a cut."""
-        token = rng.choice(self.strings) if self.strings and rng.random() < 0.8 else rng.choice(self.separators or [" "])
+    def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None) -> str:
+        """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
+        separator, prepended, inserted or substituted for a range or for what follows a
+        separator; a cut; the string doubled; or another input's value copied (a map key
+        that should equal a looked-up item)."""
+        token = self.token(rng)
+        sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
-        if roll < 0.3:
-            sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
+        if roll < 0.1 and others:
+            out = rng.choice(others)
+        elif roll < 0.3:
             out = s + sep + token
-        elif roll < 0.45:
-            out = token + s
-        elif roll < 0.7:
+        elif roll < 0.4:
+            out = token + sep + s
+        elif roll < 0.5:
             at = rng.randint(0, len(s))
             out = s[:at] + token + s[at:]
-        elif roll < 0.85 and s:
+        elif roll < 0.62 and s:
             a = rng.randint(0, len(s) - 1)
-            b = rng.randint(a + 1, min(len(s), a + 8))
-            out = s[:a] + token + s[b:]
+            out = s[:a] + token + s[rng.randint(a + 1, min(len(s), a + 8)):]
+        elif roll < 0.77 and any(c in s for c in self.separators):
+            cuts = [i for i, c in enumerate(s) if c in self.separators]
+            at = rng.choice(cuts)
+            out = s[: at + 1] + token
+        elif roll < 0.87 and s:
+            out = s + sep + s
         elif s:
             a = rng.randint(0, len(s) - 1)
             out = s[:a] + s[rng.randint(a + 1, len(s)):]
         else:
             out = token
         return out[:max_length]
+
+    def token(self, rng: random.Random) -> str:
+        roll = rng.random()
+        if roll < 0.7 and self.strings:
+            return rng.choice(self.strings)
+        if roll < 0.85:
+            return "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 20)))
+        return rng.choice(self.separators or [" "])
 
     def mutate_int(self, rng: random.Random, n: int) -> int:
         roll = rng.random()
