@@ -167,7 +167,7 @@ def dis(file: Path, function: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
 @click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
 @click.option("--seed", default=0, show_default=True, help="Seed for the search and the solver.")
-@click.option("--max-runs", default=2000, show_default=True, help="Budget of concrete runs.")
+@click.option("--max-runs", default=10000, show_default=True, help="Budget of concrete runs.")
 @click.option("--timeout", default=60.0, show_default=True, help="Budget in seconds.")
 @click.option("--max-len", default=6, show_default=True, help="Longest array input to generate.")
 @click.option("--max-string-length", default=32, show_default=True, help="Longest string input to generate.")

@@ -49,7 +49,7 @@ function Grow(n: int) -> int {
   let xs: string[] = [];
   let i = 0;
   while (i < n) {
-    xs.push("x".repeat(1000000));
+    xs.push("x".repeat(4000000));
     i += 1;
   }
   if (n > 200) {
@@ -83,7 +83,7 @@ def test_the_global_timeout_bounds_a_run_the_step_budget_does_not() -> None:
 
 def test_a_run_over_the_memory_cap_is_cut_and_the_search_goes_on() -> None:
     program = ingot.load(GROW)
-    result = Explorer(program.view, "Grow", Options(timeout_s=20.0, max_steps=10**9, memory_mb=64)).explore()
+    result = Explorer(program.view, "Grow", Options(timeout_s=10.0, max_steps=10**9, memory_mb=64, max_runs=40)).explore()
     assert result.limits.get("memory", 0) >= 1
     assert not result.complete
     assert result.runs > result.limits["memory"]  # the runs after a cut went on

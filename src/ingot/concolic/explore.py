@@ -44,7 +44,7 @@ FAILURE_KEY = "$failure"  # a recorded mock that fails: {"$failure": "ParseFaile
 
 @dataclass
 class Options:
-    max_runs: int = 2000
+    max_runs: int = 10000
     timeout_s: float = 60.0
     max_len: int = 6
     max_string_length: int = 32
@@ -56,13 +56,13 @@ class Options:
     # reference tracker loop); both record the same traces. INGOT_TRACKER overrides the default.
     tracker: str = field(default_factory=lambda: os.environ.get("INGOT_TRACKER", "compiled"))
     revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
-    random_patience: int = 1000  # random inputs in a row without new coverage before giving up
+    random_patience: int = 4000  # random inputs in a row without new coverage before giving up
     concretize_flips: int = 12  # "another value" children per concretization site, each unlike the last
     # Runs spent after full edge coverage on panic sites (division, index, assert) no query has
     # aimed at yet: their operands may be concrete (a loop counter), so only new paths reach them.
     panic_runs: int = 150
     # A run that grows the process's resident memory by more than this (MB) over what it held when
-    # the exploration started is cut and counted under `limits["memory"]`; None: no cap.
+    # the run started is cut and counted under `limits["memory"]`; None: no cap.
     memory_mb: int | None = 1024
     # Symbolic executions of one instruction per run that are tracked before hot-site pruning
     # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
@@ -206,7 +206,6 @@ class Explorer:
         self._concretized_seen: dict[tuple[str, int], list[Expr]] = {}
         self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
-        self._memory_cap: int | None = None
         # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
         # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
         self._tried_checks: dict[tuple[str, int, int], str] = {}
@@ -245,7 +244,7 @@ class Explorer:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            with guard(self._deadline, self._memory_cap):
+            with guard(self._deadline, self.memory_cap()):
                 outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
         except BamlRaise as e:
             outcome.error = BamlError(e.value, e.trace)
@@ -266,9 +265,6 @@ class Explorer:
         start = time.perf_counter()
         self._deadline = start + self.options.timeout_s
         self.solver.deadline = self._deadline
-        rss = resident_bytes()
-        if self.options.memory_mb is not None and rss is not None:
-            self._memory_cap = rss + self.options.memory_mb * 2**20
         self.push(Job({}, 0, None, "seed"), 100)
         while self._queue or self.random_round():
             if res.runs >= self.options.max_runs:
@@ -319,6 +315,13 @@ class Explorer:
         res.elapsed_s = time.perf_counter() - start
         res.solver_stats = self.solver.stats.as_dict()
         return res
+
+    def memory_cap(self) -> int | None:
+        """Resident bytes past which the next run is cut: what the process holds now, plus the allowance."""
+        rss = resident_bytes()
+        if self.options.memory_mb is None or rss is None:
+            return None
+        return rss + self.options.memory_mb * 2**20
 
     def limit(self, reason: str, count: int = 1) -> None:
         """Note that the search met a limit: it is then not exhaustive (see `Exploration.limits`)."""
@@ -438,6 +441,8 @@ class Explorer:
             fkey = (err.kind, site)
             if err.kind in RUN_LIMITS:
                 self.limit(RUN_LIMITS[err.kind])
+            elif err.trace:
+                self.panicked_at(err.trace[-1].function, err.trace[-1].line)
             if fkey not in self._finding_keys and err.kind != "InstructionLimit":
                 self._finding_keys.add(fkey)
                 new_finding = True
@@ -540,6 +545,13 @@ class Explorer:
             return None
         self._concretize_flips[entry.site] = count + 1
         return 2
+
+    def panicked_at(self, qualified: str, line: int) -> None:
+        """A run failed at this line: the panic sites on it were reached (and fired)."""
+        for fn, pc in self._panic_sites - self._aimed:
+            bex = self.view.bytecode.by_name[fn]
+            if bex.qualified == qualified and bex.line_at(pc) == line:
+                self._aimed.add((fn, pc))
 
     def aim(self, site: str) -> None:
         """A check entry at `Fn@pc:Kind` was seen: its panic site is aimed at."""

@@ -107,8 +107,11 @@ def summary_table(report: dict[str, Any]) -> Any:
     if "timeline" in report and report["timeline"].get("solver_time_s") is not None:
         line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
     table.add_row("solver", line)
-    stopped = report["stopped_by"]
+    table.add_row("stopped by", report["stopped_by"])
     if not report["complete"]:
-        stopped += f" (best effort: {why_best_effort(report)})"
-    table.add_row("stopped by", stopped)
+        table.add_row("best effort", why_best_effort(report).replace(", ", "\n"))
+    sites = report.get("panic_sites")
+    if sites and sites["total"]:
+        table.add_row("panic sites", f"{sites['aimed']} of {sites['total']} aimed at; "
+                                     f"{sites['runs_after_coverage']} runs after full coverage")
     return table
