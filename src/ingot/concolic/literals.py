@@ -3,8 +3,9 @@
 Random rounds (when the solver has nothing left to negate) draw values from the
 literals of the functions an exploration reaches, as fuzzers do with their
 dictionaries: strings, their halves, the separators the program splits on
-(single characters) and numbers written in the program, each ±1, as ints and
-as the strings `int.parse` reads. Strings are built by joining a few such
+(single characters), neighbouring literals joined by them (`"mode=batch"`)
+and numbers written in the program, each ±1, as ints and as the strings
+`int.parse` reads. Strings are built by joining a few such
 tokens with a separator, so `"a=1&sort"` comes out of `"="`, `"&"` and
 `"sort"`. `panic_sites` lists the instructions that can panic by construction
 (division, remainder, indexing, `assert.*`, `baml.sys.panic`), which the search
@@ -59,6 +60,13 @@ class Dictionary:
                     ints.update(dict.fromkeys(v for v in (c - 1, c, c + 1) if INT_MIN <= v <= INT_MAX))
                 elif isinstance(c, float):
                     floats.update(dict.fromkeys((c - 0.5, c, c + 0.5)))
+            words = [c for c in fn.consts if isinstance(c, str) and len(c) > 1]
+            seps = [c for c in fn.consts if isinstance(c, str) and len(c) == 1 and not c.isalnum()]
+            near = [(a, b) for i, a in enumerate(words) for b in words[i + 1:i + 4]]
+            for first, second in near:
+                # literals written next to each other (`cfg["mode"] == "batch"`, within three), as a format
+                # the program parses would hold them: "mode=batch"
+                strings.update(dict.fromkeys(first + sep + second for sep in seps[:4]))
             if any(keys[arg[0]].endswith(".lines") for op, arg in fn.code if op == Op.CALL_BUILTIN):
                 separators["\n"] = None  # `lines()` splits on a character no literal spells
         for n in list(ints)[:40]:
