@@ -84,3 +84,13 @@ function Count(n: int) -> int {
     assert any(w != "stop-42" and "stop-42".endswith(w) for w in words.strings)  # and a suffix
     assert "," in words.separators
     assert {999, 1000, 1001} <= set(words.ints) and "1001" in words.strings
+
+
+def test_the_report_says_where_values_were_concretized_and_by_which_operation() -> None:
+    from ingot.concolic.report import as_json
+
+    program = ingot.load(SPLIT)
+    report = as_json(program.view, Explorer(program.view, "Stop", Options(seed=0, max_runs=200)).explore())
+    (first, *_) = report["concretized_at"]
+    assert first["operation"] == "string.split" and first["line"] == 3 and first["count"] >= 1
+    assert report["complete"] is False and report["limits"]["concretized"] >= 1

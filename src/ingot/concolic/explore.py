@@ -135,6 +135,7 @@ class Exploration:
     runs: int = 0
     paths: int = 0
     concretizations: int = 0
+    concretized_at: dict[str, int] = field(default_factory=dict)  # "Fn@pc" -> CONCRETIZE entries there
     pruned: int = 0  # symbolic operations run concretely at hot sites, over the distinct paths
     solver_stats: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
@@ -298,6 +299,9 @@ class Explorer:
             self._seen_paths.add(key)
             res.paths += 1
             res.concretizations += run.trace.concretized
+            for entry in run.trace.path:
+                if entry.kind is EntryKind.CONCRETIZE:
+                    res.concretized_at[entry.site] = res.concretized_at.get(entry.site, 0) + 1
             res.pruned += run.trace.pruned
             self.limit("concretized", run.trace.concretized)
             self.limit("pruned", run.trace.pruned)

@@ -39,6 +39,7 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "divergent_inputs": ex.divergences[:5],
         "panic_sites": {"total": ex.panic_sites, "aimed": ex.panic_sites_aimed, "runs_after_coverage": ex.panic_runs},
         "concretizations": ex.concretizations,
+        "concretized_at": concretized_at(view, ex.concretized_at),
         "pruned": ex.pruned,
         "solver": {k: v for k, v in ex.solver_stats.items() if k != "time_s"},
     }
@@ -52,6 +53,25 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
             "first_finding_run": ex.findings[0].run if ex.findings else None,
         }
     return report
+
+
+def concretized_at(view: ProgramView, sites: dict[str, int]) -> list[dict[str, Any]]:
+    """Where values were fixed, most often first: site, source line, the operation, count."""
+    from ingot.bex.opcodes import Op
+
+    out = []
+    program = view.bytecode
+    for site, count in sites.items():
+        name, _, pc_text = site.partition("@")
+        fn = program.by_name.get(name)
+        if fn is None or not pc_text.isdigit() or int(pc_text) >= len(fn.code):
+            out.append({"site": site, "line": None, "operation": None, "count": count})
+            continue
+        pc = int(pc_text)
+        op, arg = fn.code[pc]
+        operation = program.builtin_keys[arg[0]] if op == Op.CALL_BUILTIN else Op(op).name.lower()
+        out.append({"site": site, "line": fn.line_at(pc), "operation": operation, "count": count})
+    return sorted(out, key=lambda d: (-d["count"], d["site"]))
 
 
 def _round(v: float | None) -> float | None:
@@ -110,6 +130,10 @@ def summary_table(report: dict[str, Any]) -> Any:
     table.add_row("stopped by", report["stopped_by"])
     if not report["complete"]:
         table.add_row("best effort", why_best_effort(report).replace(", ", "\n"))
+    fixed = report.get("concretized_at") or []
+    if fixed:
+        table.add_row("concretized at", "\n".join(f"line {d['line']}: {d['operation']} x{d['count']}"
+                                                  for d in fixed[:4]))
     sites = report.get("panic_sites")
     if sites and sites["total"]:
         table.add_row("panic sites", f"{sites['aimed']} of {sites['total']} aimed at; "
