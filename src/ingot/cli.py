@@ -189,7 +189,7 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
 @click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
 @click.option("--seed", default=0, show_default=True, help="Seed for the search and the solver.")
-@click.option("--max-runs", default=500, show_default=True, help="Budget of concrete runs.")
+@click.option("--max-runs", default=10000, show_default=True, help="Budget of concrete runs.")
 @click.option("--timeout", default=60.0, show_default=True, help="Budget in seconds.")
 @click.option("--max-len", default=6, show_default=True, help="Longest array input to generate.")
 @click.option("--max-string-length", default=32, show_default=True, help="Longest string input to generate.")
@@ -202,9 +202,14 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--prune-after", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Symbolic executions of one instruction per run before hot-site pruning runs the rest "
                    "concretely (only every 2^k-th stays tracked); 0 tracks everything.")
+@click.option("--panic-runs", default=150, show_default=True, type=click.IntRange(min=0),
+              help="Runs to spend after full edge coverage on panic sites no query has aimed at yet.")
+@click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
+              help="MB a run may grow the process by before it is cut (and reported under limits).")
 def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
-            emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int) -> None:
+            emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
+            max_memory: int) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
@@ -215,13 +220,14 @@ def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool
     program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
     require_function(program, function, paths)
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
-                      solver_timeout_ms=solver_timeout, seed=seed, prune_after=prune_after or None)
+                      solver_timeout_ms=solver_timeout, seed=seed, prune_after=prune_after or None,
+                      panic_runs=panic_runs, memory_mb=max_memory)
     if tracker is not None:
         options.tracker = tracker
     try:
         exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json)
     except UnsupportedInput as e:
-        fail(f"error: cannot explore {function}: {e}")
+        fail(f"error: cannot explore {function}: {e}", 2)
     report = report_json(program.view, exploration, timings=timings)
     if emit_tests is not None:
         form, out_dir = emit_tests

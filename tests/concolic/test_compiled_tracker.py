@@ -78,7 +78,7 @@ def test_both_trackers_prune_the_same_operations(path: Path) -> None:
 def test_same_seed_same_report_on_both_trackers(path: Path) -> None:
     fn = json.loads(path.with_suffix(".json").read_text())["function"]
     program = ingot.load(path)
-    reports = [as_json(program.view, Explorer(program.view, fn, Options(seed=5, tracker=t)).explore())
+    reports = [as_json(program.view, Explorer(program.view, fn, Options(seed=5, tracker=t, max_runs=500)).explore())
                for t in ("interp", "compiled")]
     assert reports[0] == reports[1]
 
@@ -139,7 +139,7 @@ def test_the_cli_selects_the_tracker() -> None:
 
     reports = []
     for tracker in ("interp", "compiled"):
-        result = CliRunner().invoke(main, ["explore", str(BENCH[0].parent / "route.baml"), "Route", "--json",
+        result = CliRunner().invoke(main, ["explore", str(BENCH[0].parent / "route.baml"), "Route", "--json", "--max-runs", "500",
                                            "--tracker", tracker], catch_exceptions=False)
         assert result.exit_code == 0, result.output
         reports.append(json.loads(result.stdout))
@@ -187,7 +187,7 @@ def test_bound_methods_and_nested_closures_track_the_same() -> None:
     interp, compiled = twin_explorers(program, "Edge")
     for assignment in ({}, {"key": "a", "k": 3, "flags.$len": 2, "flags[0]": False}, {"key": "fixed", "k": 9}):
         assert observed(compiled.run(assignment)) == observed(interp.run(assignment))
-    reports = [as_json(program.view, Explorer(program.view, "Edge", Options(seed=1, tracker=t)).explore())
+    reports = [as_json(program.view, Explorer(program.view, "Edge", Options(seed=1, tracker=t, max_runs=500)).explore())
                for t in ("interp", "compiled")]
     assert reports[0] == reports[1]
     assert reports[0]["coverage"]["edges_covered"] > 0

@@ -18,6 +18,9 @@ from ingot.concolic.explore import Explorer, Options
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench" / "explore"
 PROGRAMS = sorted(BENCH.glob("*.baml"))
+# A budget for tests that check what a report says, not how far the default budget reaches
+# (`bench/explore/apps/measure.py` is the yardstick for that).
+QUICK = ("--max-runs", "500")
 
 
 def spec(path: Path) -> dict:
@@ -28,7 +31,7 @@ def spec(path: Path) -> dict:
 def test_full_feasible_coverage_and_every_planted_bug(path: Path) -> None:
     s = spec(path)
     program = ingot.load(path)
-    result = Explorer(program.view, s["function"], Options(seed=0)).explore()
+    result = Explorer(program.view, s["function"], Options(seed=0, max_runs=2000)).explore()
     assert len(result.covered) == s["feasible_edges"], sorted(
         {(e.site.function, e.site.block, e.target) for e in result.edges} - result.covered)
     found = sorted(f.kind for f in result.findings)
@@ -40,7 +43,7 @@ def test_full_feasible_coverage_and_every_planted_bug(path: Path) -> None:
 
 
 def explore_json(*args: str) -> dict:
-    result = CliRunner().invoke(main, ["explore", *args, "--json"], catch_exceptions=False)
+    result = CliRunner().invoke(main, ["explore", *args, "--json", *QUICK], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -71,7 +74,7 @@ def test_report_schema() -> None:
 
 def test_emitted_pytest_file_passes(tmp_path: Path) -> None:
     out = tmp_path / "generated"
-    result = CliRunner().invoke(main, ["explore", str(BENCH / "classify.baml"), "Classify", "--emit-tests",
+    result = CliRunner().invoke(main, ["explore", str(BENCH / "classify.baml"), "Classify", *QUICK, "--emit-tests",
                                        "pytest", str(out)], catch_exceptions=False)
     assert result.exit_code == 0
     files = list(out.glob("test_*.py"))
@@ -85,7 +88,7 @@ def test_emitted_pytest_file_passes(tmp_path: Path) -> None:
 def test_emitted_baml_tests_compile_on_the_real_engine(tmp_path: Path) -> None:
     baml_bridge = pytest.importorskip("baml_bridge")
     for name, fn in (("triage", "Triage"), ("route", "Route"), ("checkout", "Checkout")):
-        CliRunner().invoke(main, ["explore", str(BENCH / f"{name}.baml"), fn, "--emit-tests", "baml",
+        CliRunner().invoke(main, ["explore", str(BENCH / f"{name}.baml"), fn, *QUICK, "--emit-tests", "baml",
                                   str(tmp_path)], catch_exceptions=False)
         tests = (tmp_path / f"{name}_{fn}_tests.baml").read_text()
         assert 'test "' in tests
@@ -125,15 +128,15 @@ function Spread(xs: int[], limit: int) -> int {
 
 def test_hot_site_pruning_is_reported_and_makes_the_report_best_effort(tmp_path: Path) -> None:
     program = ingot.load(LOOP)
-    pruned = Explorer(program.view, "Spread", Options(seed=0, prune_after=4)).explore()
-    full = Explorer(program.view, "Spread", Options(seed=0, prune_after=None)).explore()
+    pruned = Explorer(program.view, "Spread", Options(seed=0, prune_after=4, max_runs=500)).explore()
+    full = Explorer(program.view, "Spread", Options(seed=0, prune_after=None, max_runs=500)).explore()
     assert pruned.pruned > 0 and full.pruned == 0
     assert len(full.covered) == len(full.edges)  # tracked in full, every edge is reachable
     source = tmp_path / "spread.baml"
     source.write_text(LOOP)
     report = explore_json(str(source), "Spread", "--prune-after", "4")
     assert report["pruned"] > 0 and report["complete"] is False
-    text = CliRunner().invoke(main, ["explore", str(source), "Spread", "--prune-after", "4"]).output
+    text = CliRunner().invoke(main, ["explore", str(source), "Spread", "--prune-after", "4", *QUICK]).output
     assert "pruned at hot sites" in text
     assert explore_json(str(source), "Spread", "--prune-after", "0")["pruned"] == 0
     bad = CliRunner().invoke(main, ["explore", str(source), "Spread", "--prune-after", "-1"])

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.bex.program import BexFunction
-from ingot.concolic.inputs import InputBuilder, InputSpace
+from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
+from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.convert import to_python
 from ingot.mir.api import Edge, ProgramView, StmtId
 from ingot.runtime.errors import BamlError, BamlRaise
@@ -35,12 +37,14 @@ from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 
 EdgeKey = tuple[str, int, int]  # (function, block, target block)
+# Panics that are ingot's own bounds on a run, not the program's: the run was cut short.
+RUN_LIMITS = {"InstructionLimit": "step-limit", "StackOverflow": "depth-limit"}
 FAILURE_KEY = "$failure"  # a recorded mock that fails: {"$failure": "ParseFailed"}
 
 
 @dataclass
 class Options:
-    max_runs: int = 500
+    max_runs: int = 10000
     timeout_s: float = 60.0
     max_len: int = 6
     max_string_length: int = 32
@@ -52,7 +56,14 @@ class Options:
     # reference tracker loop); both record the same traces. INGOT_TRACKER overrides the default.
     tracker: str = field(default_factory=lambda: os.environ.get("INGOT_TRACKER", "compiled"))
     revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
-    random_patience: int = 60  # random inputs in a row without new coverage before giving up
+    random_patience: int = 4000  # random inputs in a row without new coverage before giving up
+    concretize_flips: int = 12  # "another value" children per concretization site, each unlike the last
+    # Runs spent after full edge coverage on panic sites (division, index, assert) no query has
+    # aimed at yet: their operands may be concrete (a loop counter), so only new paths reach them.
+    panic_runs: int = 150
+    # A run that grows the process's resident memory by more than this (MB) over what it held when
+    # the run started is cut and counted under `limits["memory"]`; None: no cap.
+    memory_mb: int | None = 1024
     # Symbolic executions of one instruction per run that are tracked before hot-site pruning
     # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
     # elements and `max_string_length` characters reach, so it only bounds runaway loops.
@@ -86,6 +97,7 @@ class RunResult:
     args: dict[str, Any]  # plain values, captured before the run could mutate them
     mocks: dict[str, list[Any]]
     assignment: dict[str, Any]  # every variable the run read
+    cut: str | None = None  # "run-timeout" or "memory": the budget stopped the run part-way
 
 
 @dataclass
@@ -123,6 +135,7 @@ class Exploration:
     runs: int = 0
     paths: int = 0
     concretizations: int = 0
+    concretized_at: dict[str, int] = field(default_factory=dict)  # "Fn@pc" -> CONCRETIZE entries there
     pruned: int = 0  # symbolic operations run concretely at hot sites, over the distinct paths
     solver_stats: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
@@ -130,6 +143,18 @@ class Exploration:
     full_coverage_run: int | None = None
     first_finding_s: float | None = None
     stopped_by: str = "exhausted"
+    # Why the search was not exhaustive, with counts: "concretized", "pruned", "solver-unknown",
+    # "divergence", "step-limit", "depth-limit", "revisit-cap", "check-repeat", "concretize-flips",
+    # "run-timeout", "memory", and the stop ("max-runs", "timeout"). Empty: every path was explored.
+    limits: dict[str, int] = field(default_factory=dict)
+    panic_sites: int = 0  # instructions that can panic by construction, in the reached functions
+    panic_sites_aimed: int = 0  # of those, aimed at by a query or seen panicking
+    panic_runs: int = 0  # runs spent on un-aimed panic sites after full edge coverage
+
+    @property
+    def complete(self) -> bool:
+        """Was the search exhaustive (every feasible path run, so every uncovered edge is infeasible)?"""
+        return self.stopped_by == "exhausted" and not self.limits
 
 
 class LlmInputs:
@@ -164,12 +189,27 @@ class Explorer:
         self.space = InputSpace()
         self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length)
         self.fn = view.bytecode.by_name[function]
+        if self.fn.kind != "body":
+            what = "an LLM function" if self.fn.kind == "llm" else f"a {self.fn.kind} function"
+            raise UnsupportedInput(
+                f"`{function}` is {what}: it has no BAML body to explore. Explore a function that "
+                f"calls it; exploration then treats each of its results as an input (every reply "
+                f"the program's parsing and branches can see)")
         self.tracker_class = tracker_class(self.options.tracker)
         self._classes = {c.name: c for c in view.classes()}  # built once, not per run
         self.result = Exploration(function, self.options)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
-        self._tried_checks: set[tuple[str, int]] = set()
+        functions = reachable_functions(view, function)
+        self.dictionary = Dictionary.of(view.bytecode, functions)
+        self._panic_sites = panic_sites(view.bytecode, functions)
+        self._aimed: set[tuple[str, int]] = set()
+        self._concretized_seen: dict[tuple[str, int], list[Expr]] = {}
+        self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
+        self._deadline = float("inf")  # perf_counter time the exploration's budget ends
+        # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
+        # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
+        self._tried_checks: dict[tuple[str, int, int], str] = {}
         self._concretize_flips: dict[str, int] = {}
         self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
         self._seen_paths: set[tuple[tuple[str, int], ...]] = set()
@@ -198,24 +238,34 @@ class Explorer:
             shadows.append(shadow)
         args = {pname: to_python(v) for (pname, _), v in zip(fview.params, values)}
         outcome = Outcome()
+        cut = None
         # A run allocates many acyclic objects (expressions, entries); each full collection would
         # rescan the interner's whole table, which grows over an exploration. Pause the cyclic
         # collector for the run (reference counting still frees everything without cycles).
         collecting = gc.isenabled()
         gc.disable()
         try:
-            outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
+            with guard(self._deadline, self.memory_cap()):
+                outcome.value = to_python(vm.run_tracked(self.fn, values, shadows))
         except BamlRaise as e:
             outcome.error = BamlError(e.value, e.trace)
+        except RunCut as e:
+            cut = e.reason
         finally:
             if collecting:
                 gc.enable()
-        return RunResult(vm.trace, outcome, args, env.mocks, dict(builder.used))
+        result = RunResult(vm.trace, outcome, args, env.mocks, dict(builder.used), cut)
+        if cut == "memory":
+            del vm, builder, env  # the run's heap: free it before the next run
+            gc.collect()
+        return result
 
     # -- the search ---------------------------------------------------------------------------
     def explore(self) -> Exploration:
         res = self.result
         start = time.perf_counter()
+        self._deadline = start + self.options.timeout_s
+        self.solver.deadline = self._deadline
         self.push(Job({}, 0, None, "seed"), 100)
         while self._queue or self.random_round():
             if res.runs >= self.options.max_runs:
@@ -224,14 +274,23 @@ class Explorer:
             if time.perf_counter() - start > self.options.timeout_s:
                 res.stopped_by = "timeout"
                 break
-            if self._edge_keys and self._edge_keys <= res.covered | res.infeasible and not self.pending_checks():
+            if self._edge_keys and self._edge_keys <= res.covered | res.infeasible and not self.pending_checks() \
+                    and not self.panic_search_left():
                 res.stopped_by = "full-coverage"
                 break
+            if self.edges_done():
+                res.panic_runs += 1
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
             res.runs += 1
+            if run.cut is not None:
+                # Cut part-way: its edges were taken, but its path is not whole (nothing to expand).
+                self.limit(run.cut)
+                res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
+                continue
             if job.predicted is not None and not self.follows(run.trace.path, job):
                 res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
+                self.limit("divergence")
                 continue
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
@@ -240,17 +299,38 @@ class Explorer:
             self._seen_paths.add(key)
             res.paths += 1
             res.concretizations += run.trace.concretized
+            for entry in run.trace.path:
+                if entry.kind is EntryKind.CONCRETIZE:
+                    res.concretized_at[entry.site] = res.concretized_at.get(entry.site, 0) + 1
             res.pruned += run.trace.pruned
+            self.limit("concretized", run.trace.concretized)
+            self.limit("pruned", run.trace.pruned)
             self.expand(job, run)
             if self.progress is not None:
                 res.elapsed_s = time.perf_counter() - start
                 self.progress(res)
         else:
             res.stopped_by = "exhausted"
+        if res.stopped_by in ("max-runs", "timeout"):
+            self.limit(res.stopped_by)
         self.finish()
+        res.panic_sites = len(self._panic_sites)
+        res.panic_sites_aimed = len(self._panic_sites & self._aimed)
         res.elapsed_s = time.perf_counter() - start
         res.solver_stats = self.solver.stats.as_dict()
         return res
+
+    def memory_cap(self) -> int | None:
+        """Resident bytes past which the next run is cut: what the process holds now, plus the allowance."""
+        rss = resident_bytes()
+        if self.options.memory_mb is None or rss is None:
+            return None
+        return rss + self.options.memory_mb * 2**20
+
+    def limit(self, reason: str, count: int = 1) -> None:
+        """Note that the search met a limit: it is then not exhaustive (see `Exploration.limits`)."""
+        if count:
+            self.result.limits[reason] = self.result.limits.get(reason, 0) + count
 
     def random_round(self) -> bool:
         """When the search has nothing left but edges remain uncovered, try random inputs.
@@ -262,7 +342,10 @@ class Explorer:
         row without new coverage.
         """
         res = self.result
-        if self._edge_keys <= res.covered | res.infeasible or self._random_misses >= self.options.random_patience:
+        if self.edges_done():
+            if not self.panic_search_left():
+                return False
+        elif self._random_misses >= self.options.random_patience:
             return False
         covered_before = len(res.covered)
         if self._last_random_covered is not None and covered_before == self._last_random_covered:
@@ -273,23 +356,65 @@ class Explorer:
         self.push(Job(self.random_assignment(), 0, None, "random"), 0)
         return True
 
+    def edges_done(self) -> bool:
+        return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
+
+    def panic_search_left(self) -> bool:
+        """After full coverage: are panic sites un-aimed, or aimed at only in vain (a later pass
+        through a loop may still reach them), with runs left in their budget?"""
+        if self.result.panic_runs >= self.options.panic_runs:
+            return False
+        return bool(self._panic_sites - self._aimed) or any(v != "sat" for v in self._tried_checks.values())
+
     def random_assignment(self) -> dict[str, Any]:
-        rng = self._rng
-        words = sorted({e.value for e in self.x.table.values() if e.is_const and isinstance(e.value, str)})
+        """Fresh values from the program's dictionary of literals, or (more often) an input that
+        found something new with one or two of its values mutated, as a fuzzer would."""
+        if self._corpus and self._rng.random() < 0.7:
+            return self.mutated(self._rng.choice(self._corpus))
+        return self.fresh_assignment()
+
+    def mutated(self, base: dict[str, Any]) -> dict[str, Any]:
+        rng, words = self._rng, self.dictionary
+        out = dict(base)
+        names = sorted(self.space.sorts)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            name = rng.choice(names)
+            sort, value = self.space.sorts[name], out.get(name)
+            if name in self.space.bounds:
+                low, high = self.space.bounds[name]
+                out[name] = rng.randint(low, high)
+            elif sort is Sort.STRING:
+                others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
+                out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
+                                                self.options.max_string_length, others)
+            elif sort is Sort.INT:
+                same = [v for k, v in out.items() if k != name and self.space.sorts.get(k) is Sort.INT
+                        and k not in self.space.bounds]
+                if same and rng.random() < 0.2:
+                    out[name] = rng.choice(same)  # equal elements, a count matching a value
+                else:
+                    out[name] = words.mutate_int(rng, value if isinstance(value, int) else 0)
+            elif sort is Sort.BOOL:
+                out[name] = not value
+            else:
+                out[name] = words.float_value(rng)
+        return out
+
+    def fresh_assignment(self) -> dict[str, Any]:
+        rng, words = self._rng, self.dictionary
         out: dict[str, Any] = {}
         for name, sort in sorted(self.space.sorts.items()):
             if name in self.space.bounds:
                 low, high = self.space.bounds[name]
                 out[name] = rng.randint(low, high)
             elif sort is Sort.INT:
-                out[name] = rng.choice([rng.randint(-10, 10), rng.randint(-10, 10), rng.randint(-1000, 1000), 0, 1])
+                out[name] = words.int_value(rng)
             elif sort is Sort.FLOAT:
-                out[name] = rng.choice([rng.uniform(-10, 10), rng.uniform(-1000, 1000), 0.0, 0.5])
+                out[name] = words.float_value(rng)
             elif sort is Sort.BOOL:
                 out[name] = rng.random() < 0.5
             else:
-                letters = "".join(rng.choice("abcxyzAB 01-") for _ in range(rng.randint(0, 8)))
-                out[name] = rng.choice([*words, letters, ""]) if words else letters
+                out[name] = words.string_value(rng, self.options.max_string_length)
         return out
 
     def pending_checks(self) -> bool:
@@ -318,6 +443,10 @@ class Explorer:
             err = run.outcome.error
             site = str(err.trace[-1]) if err.trace else ""
             fkey = (err.kind, site)
+            if err.kind in RUN_LIMITS:
+                self.limit(RUN_LIMITS[err.kind])
+            elif err.trace:
+                self.panicked_at(err.trace[-1].function, err.trace[-1].line)
             if fkey not in self._finding_keys and err.kind != "InstructionLimit":
                 self._finding_keys.add(fkey)
                 new_finding = True
@@ -325,6 +454,8 @@ class Explorer:
                                             [str(f) for f in err.trace], site, res.runs))
                 if res.first_finding_s is None:
                     res.first_finding_s = now
+        if new_edges or new_finding:
+            self._corpus.append(run.assignment)
         if new_edges or new_finding or not res.tests:
             res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),
                                       [edge_label(self.view, e) for e in new_edges], res.runs))
@@ -337,15 +468,27 @@ class Explorer:
         occurrences: dict[str, int] = {}
         for entry in path[: job.bound]:
             occurrences[entry.site] = occurrences.get(entry.site, 0) + 1
+        # An unsat answer proves an edge unreachable on this path only when nothing before it was
+        # fixed: a concretization (or a pruned operation) may be what makes the query unsat, even
+        # when slicing left its entry out.
+        fixed_before = run.trace.pruned > 0
+        for k in range(job.bound):
+            fixed_before = fixed_before or path[k].kind is EntryKind.CONCRETIZE
         for j in range(job.bound, len(path)):
             entry = path[j]
+            if j > 0 and path[j - 1].kind is EntryKind.CONCRETIZE:
+                fixed_before = True
             nth = occurrences.get(entry.site, 0)
             occurrences[entry.site] = nth + 1
+            if entry.kind is EntryKind.CHECK:
+                self.aim(entry.site)
             for alt in entry.alternatives:
                 priority = self.priority(entry, alt.target, alt.label, nth)
                 if priority is None:
                     continue
                 goal = alt.cond
+                if entry.kind is EntryKind.CONCRETIZE:
+                    goal = self.diversified(entry)
                 prefix = path[:j]
                 query = self.slice([p.observed for p in prefix], goal)
                 result = self.solver.solve(query, self.domains(query))
@@ -358,11 +501,15 @@ class Explorer:
                     query = self.slice(free, goal)
                     result = self.solver.solve(query, self.domains(query))
                     predicted = None
-                elif result.status == "unsat" and alt.target is not None:
+                elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
+                if entry.kind is EntryKind.CHECK:
+                    self._tried_checks[check_key(entry, nth)] = result.status
                 if result.status != "sat" or result.model is None:
-                    if result.status == "unknown" and alt.target is not None:
-                        self._unknown_edges.add(alt.target)
+                    if result.status == "unknown":
+                        self.limit("solver-unknown")
+                        if alt.target is not None:
+                            self._unknown_edges.add(alt.target)
                     continue
                 child = {**run.assignment, **result.model}
                 reason = f"{entry.kind.value}:{alt.label}" + ("" if predicted is not None else " (optimistic)")
@@ -382,20 +529,48 @@ class Explorer:
             revisit = (entry.site, target, nth)
             count = self._revisits.get(revisit, 0)
             if count >= self.options.revisits:
+                self.limit("revisit-cap")
                 return None
             self._revisits[revisit] = count + 1
             return 3
         if entry.kind is EntryKind.CHECK:
-            check = (entry.site, entry.ctx)
+            check = check_key(entry, nth)
             if check in self._tried_checks:
+                # Aimed at once already; if that query was not sat, this path (another prefix)
+                # might have reached the panic, so skipping it leaves the search not exhaustive.
+                if self._tried_checks[check] != "sat":
+                    self.limit("check-repeat")
                 return None
-            self._tried_checks.add(check)
+            self._tried_checks[check] = "pending"
             return 40
         count = self._concretize_flips.get(entry.site, 0)
-        if count >= 4:
+        if count >= self.options.concretize_flips:
+            self.limit("concretize-flips")
             return None
         self._concretize_flips[entry.site] = count + 1
         return 2
+
+    def panicked_at(self, qualified: str, line: int) -> None:
+        """A run failed at this line: the panic sites on it were reached (and fired)."""
+        for fn, pc in self._panic_sites - self._aimed:
+            bex = self.view.bytecode.by_name[fn]
+            if bex.qualified == qualified and bex.line_at(pc) == line:
+                self._aimed.add((fn, pc))
+
+    def aim(self, site: str) -> None:
+        """A check entry at `Fn@pc:Kind` was seen: its panic site is aimed at."""
+        fn, _, rest = site.partition("@")
+        pc = rest.split(":", 1)[0]
+        if pc.isdigit():
+            self._aimed.add((fn, int(pc)))
+
+    def diversified(self, entry: PathEntry) -> Expr:
+        """"Another value" for a concretization: unlike every value seen fixed at this site so far."""
+        fixed = entry.observed.args[0] if entry.observed.args else entry.observed  # `expr == value`
+        seen = self._concretized_seen.setdefault((entry.site, fixed.id), [])
+        if entry.observed not in seen:
+            seen.append(entry.observed)
+        return self.x.and_(*(self.x.not_(o) for o in seen[-16:]))
 
     @staticmethod
     def fixed(prefix: list[PathEntry], query: list[Expr]) -> bool:
@@ -431,11 +606,21 @@ class Explorer:
         return out
 
     def finish(self) -> None:
-        """An uncovered edge whose every attempt was unsat (and none unknown) is reported infeasible."""
+        """Uncovered edges are reported infeasible only after an exhaustive search, and only those
+        every attempt to reach proved unsat (free of concretizations) with none unknown."""
         res = self.result
+        if not res.complete:
+            return
         for e in self._edge_keys - res.covered:
             if self._unsat_edges.get(e, 0) > 0 and e not in self._unknown_edges:
                 res.infeasible.add(e)
+
+
+MAX_CHECK_OCCURRENCE = 8
+
+
+def check_key(entry: PathEntry, nth: int) -> tuple[str, int, int]:
+    return (entry.site, entry.ctx, min(nth, MAX_CHECK_OCCURRENCE))
 
 
 def tracker_class(name: str) -> type[TrackedVM]:
@@ -451,15 +636,33 @@ def edge_key(e: Edge) -> EdgeKey:
 
 
 def edge_label(view: ProgramView, key: EdgeKey) -> str:
+    """`F:bb3[T]->bb5 (true) at 12:7 `x > 5``: the edge, then where its condition is and its text."""
     fn, block, target = key
-    for e in view.function(fn).branch_edges():
+    fview = view.function(fn)
+    where = ""
+    if 0 <= block < len(fview.blocks):
+        span = fview.blocks[block].terminator.span
+        pos = span.start
+        text = " ".join(span.source.text[span.start_offset:span.end_offset].split())
+        if len(text) > 60:
+            text = text[:57] + "..."
+        where = f" at {pos.line}:{pos.column} `{text}`"
+    for e in fview.branch_edges():
         if e.site.block == block and e.target == target:
-            return str(e)
-    return str(Edge(StmtId(fn, block, -1), target, "?"))
+            return f"{e}{where}"
+    return f"{Edge(StmtId(fn, block, -1), target, '?')}{where}"
 
 
 def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
     """Branch edges of `function` and of the user functions (and lambdas) it can call."""
+    out: list[Edge] = []
+    for name in reachable_functions(view, function):
+        out.extend(view.function(name).branch_edges())
+    return out
+
+
+def reachable_functions(view: ProgramView, function: str) -> list[str]:
+    """`function` and the user functions (and their lambdas) it can call, in declaration order."""
     names = [f.name for f in view.functions(include_synthetic=True)]
     todo, seen = [function], set()
     while todo:
@@ -472,9 +675,9 @@ def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
             if block.terminator.callee:
                 todo.append(block.terminator.callee)
         todo.extend(n for n in names if n.startswith(name + ".$lambda"))
-    out: list[Edge] = []
+    out: list[str] = []
     for name in names:
         fn = view.function(name)
         if name in seen and (not fn.synthetic or ".$lambda" in name):
-            out.extend(fn.branch_edges())
+            out.append(name)
     return out

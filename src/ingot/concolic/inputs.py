@@ -4,7 +4,7 @@ An assignment maps input variable names to values; `InputBuilder.build`
 turns a parameter type plus an assignment into a concrete BAML value and its
 shadow, registering every variable it uses (with its sort and domain). Names
 follow access paths, so they stay stable across runs: `t.severity`,
-`xs.$len`, `xs[2]`, `opt.$some`, `u.$tag`, `Classify@Triage:12#0.label`.
+`xs.$len`, `xs[2]`, `m.$key[0]`, `opt.$some`, `u.$tag`, `Classify@Triage:12#0.label`.
 Variables the assignment does not mention take defaults (0, "", false, the
 first variant, absent, empty).
 """
@@ -110,7 +110,7 @@ class InputBuilder:
         if isinstance(ty, ListT):
             return self.array(ty.elem, name, depth)
         if isinstance(ty, MapT):
-            return {}, None  # maps are inputs with fixed (empty) contents; see DESIGN.md
+            return self.map(ty.key, ty.value, name, depth)
         if isinstance(ty, UnionT):
             return self.union(ty, name, depth)
         if isinstance(ty, FuncT):
@@ -146,6 +146,28 @@ class InputBuilder:
             self.hset(items, i, s)
         self.hset(items, "$len", n_var)
         return items, None
+
+    def map(self, key: Ty, value: Ty, name: str, depth: int) -> tuple[Any, Shadow]:
+        """A map of `m.$len` entries: keys `m.$key[i]`, values `m[i]` (shadows kept per key).
+
+        Keys are input variables (random rounds and the dictionary choose them) but stay
+        concrete in the run: lookups with a symbolic key are concretized by the tracker. A key
+        repeated by the assignment keeps its first entry, as a map literal would not.
+        """
+        limit = self.max_len if depth < MAX_DEPTH else 0
+        n, _ = self.bounded(f"{name}.$len", 0, limit)
+        out: dict[Any, Any] = {}
+        shadows: dict[Any, Shadow] = {}
+        for i in range(n):
+            k, _ = self.build(key, f"{name}.$key[{i}]", depth + 1)
+            v, shadow = self.build(value, f"{name}[{i}]", depth + 1)
+            if k in out:
+                continue
+            out[k] = v
+            shadows[k] = shadow
+        for k, shadow in shadows.items():
+            self.hset(out, ("k", k), shadow)
+        return out, None
 
     def union(self, ty: UnionT, name: str, depth: int) -> tuple[Any, Shadow]:
         members = list(ty.members)
@@ -193,8 +215,10 @@ def assignment_for(view: ProgramView, ty: Ty, name: str, value: Any, out: dict[s
         for f in cls.fields:
             assignment_for(view, f.ty, f"{name}.{f.name}", value.get(f.name), out, depth + 1)
     elif isinstance(ty, MapT):
-        if value:
-            raise UnsupportedInput(f"`{name}`: map inputs are generated empty")
+        out[f"{name}.$len"] = len(value)
+        for i, (k, v) in enumerate(value.items()):
+            assignment_for(view, ty.key, f"{name}.$key[{i}]", k, out, depth + 1)
+            assignment_for(view, ty.value, f"{name}[{i}]", v, out, depth + 1)
     elif isinstance(ty, ListT):
         out[f"{name}.$len"] = len(value)
         for i, item in enumerate(value):

@@ -22,7 +22,8 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "runs": ex.runs,
         "paths": ex.paths,
         "stopped_by": ex.stopped_by,
-        "complete": ex.concretizations == 0 and ex.pruned == 0 and ex.solver_stats.get("unknown", 0) == 0,
+        "complete": ex.complete,
+        "limits": dict(sorted(ex.limits.items())),
         "coverage": {
             "edges_total": len(keys),
             "edges_covered": sum(1 for k in keys if k in ex.covered),
@@ -36,7 +37,9 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
                       "site": f.site} for f in ex.findings],
         "divergences": len(ex.divergences),
         "divergent_inputs": ex.divergences[:5],
+        "panic_sites": {"total": ex.panic_sites, "aimed": ex.panic_sites_aimed, "runs_after_coverage": ex.panic_runs},
         "concretizations": ex.concretizations,
+        "concretized_at": concretized_at(view, ex.concretized_at),
         "pruned": ex.pruned,
         "solver": {k: v for k, v in ex.solver_stats.items() if k != "time_s"},
     }
@@ -52,18 +55,53 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
     return report
 
 
+def concretized_at(view: ProgramView, sites: dict[str, int]) -> list[dict[str, Any]]:
+    """Where values were fixed, most often first: site, source line, the operation, count."""
+    from ingot.bex.opcodes import Op
+
+    out = []
+    program = view.bytecode
+    for site, count in sites.items():
+        name, _, pc_text = site.partition("@")
+        fn = program.by_name.get(name)
+        if fn is None or not pc_text.isdigit() or int(pc_text) >= len(fn.code):
+            out.append({"site": site, "line": None, "operation": None, "count": count})
+            continue
+        pc = int(pc_text)
+        op, arg = fn.code[pc]
+        operation = program.builtin_keys[arg[0]] if op == Op.CALL_BUILTIN else Op(op).name.lower()
+        out.append({"site": site, "line": fn.line_at(pc), "operation": operation, "count": count})
+    return sorted(out, key=lambda d: (-d["count"], d["site"]))
+
+
 def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
 
+LIMIT_WORDS = {
+    "concretized": "values concretized",
+    "pruned": "operations pruned at hot sites",
+    "solver-unknown": "solver unknowns",
+    "divergence": "divergent runs",
+    "step-limit": "runs cut by the step budget",
+    "depth-limit": "runs cut by the call-depth limit",
+    "run-timeout": "runs cut by the time budget",
+    "memory": "runs cut by the memory cap",
+    "revisit-cap": "flips skipped at the revisit cap",
+    "check-repeat": "panic checks not re-aimed on other paths",
+    "concretize-flips": "concretization flips skipped at the cap",
+    "max-runs": "stopped at --max-runs",
+    "timeout": "stopped at --timeout",
+}
+
+
 def why_best_effort(report: dict[str, Any]) -> str:
-    """What kept the exploration from being complete, in words."""
-    parts = [f"{report['concretizations']} concretizations"]
-    if report.get("pruned"):
-        parts.append(f"{report['pruned']} operations pruned at hot sites")
-    unknown = report["solver"].get("unknown", 0)
-    if unknown:
-        parts.append(f"{unknown} solver unknowns")
+    """What kept the exploration from being complete (exhaustive), in words."""
+    limits = report.get("limits", {})
+    parts = [f"{n} {LIMIT_WORDS.get(k, k)}" if k not in ("max-runs", "timeout") else LIMIT_WORDS[k]
+             for k, n in limits.items()]
+    if not parts and report["stopped_by"] != "exhausted":
+        parts.append(f"stopped at {report['stopped_by']} before every path was run")
     return ", ".join(parts)
 
 
@@ -89,8 +127,15 @@ def summary_table(report: dict[str, Any]) -> Any:
     if "timeline" in report and report["timeline"].get("solver_time_s") is not None:
         line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
     table.add_row("solver", line)
-    stopped = report["stopped_by"]
+    table.add_row("stopped by", report["stopped_by"])
     if not report["complete"]:
-        stopped += f" (best effort: {why_best_effort(report)})"
-    table.add_row("stopped by", stopped)
+        table.add_row("best effort", why_best_effort(report).replace(", ", "\n"))
+    fixed = report.get("concretized_at") or []
+    if fixed:
+        table.add_row("concretized at", "\n".join(f"line {d['line']}: {d['operation']} x{d['count']}"
+                                                  for d in fixed[:4]))
+    sites = report.get("panic_sites")
+    if sites and sites["total"]:
+        table.add_row("panic sites", f"{sites['aimed']} of {sites['total']} aimed at; "
+                                     f"{sites['runs_after_coverage']} runs after full coverage")
     return table

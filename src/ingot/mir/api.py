@@ -215,26 +215,29 @@ class FunctionView:
     def branch_edges(self) -> tuple[Edge, ...]:
         """Every branch edge: two per `branch`, one per distinct target of a `switch`.
 
-        The `otherwise` edge of an exhaustive match leads to a compiler-made
-        `unreachable` block no input can reach; it is not a branch edge.
+        An edge into a compiler-made `unreachable` block (the `otherwise` of an
+        exhaustive match, the last type test of an exhaustive match on a union) is
+        one no input can take by construction; it is not a branch edge.
         """
         edges: list[Edge] = []
         blocks = self._mir.blocks
+
+        def dead(target: int) -> bool:
+            return isinstance(blocks[target].terminator, ir.Unreachable) and not blocks[target].statements
+
         for i, b in enumerate(blocks):
             t = b.terminator
             site = StmtId(self.name, i, -1)
             if isinstance(t, ir.Branch):
-                edges.append(Edge(site, t.then_bb, "true"))
-                edges.append(Edge(site, t.else_bb, "false"))
+                edges.extend(Edge(site, target, label) for target, label in ((t.then_bb, "true"), (t.else_bb, "false"))
+                             if not dead(target))
             elif isinstance(t, ir.Switch):
                 seen: set[int] = set()
                 for key, target in t.arms:
                     if target not in seen:
                         seen.add(target)
                         edges.append(Edge(site, target, pretty.constant(key)))
-                dead = isinstance(blocks[t.otherwise].terminator, ir.Unreachable) and \
-                    not blocks[t.otherwise].statements
-                if t.otherwise not in seen and not dead:
+                if t.otherwise not in seen and not dead(t.otherwise):
                     edges.append(Edge(site, t.otherwise, "otherwise"))
         return tuple(edges)
 

@@ -3,7 +3,8 @@
 Everything goes through `Solver.solve(constraints)`: a conjunction of BOOL
 expressions. Before calling Z3 the solver tries the cache (keyed by the set
 of constraint nodes) and the last few models (often one still satisfies the
-query). Each query gets a timeout; a query that times out is `unknown`,
+query). Each query gets a timeout (bounded by `deadline`, the end of the caller's
+global budget, when set); a query that times out is `unknown`,
 counted, and never hangs the run. One `z3.Context` and one incremental Z3
 solver per `Solver` (a push/pop scope per query), fixed random seeds: the
 same sequence of queries gives the same models.
@@ -56,6 +57,10 @@ class Solver:
     stats: SolverStats = field(default_factory=SolverStats)
 
     def __post_init__(self) -> None:
+        # perf_counter time past which no query may run: each query's timeout is the smaller of
+        # `timeout_ms` and what is left (an exploration's global budget bounds its solving too)
+        self.deadline: float | None = None
+        self._timeout_set = self.timeout_ms
         self.ctx = z3.Context()
         self._z3: z3.Solver | None = None
         self._domains: dict[str, list[z3.BoolRef]] = {}
@@ -187,6 +192,15 @@ class Solver:
         start = time.perf_counter()
         self.stats.z3_calls += 1
         s = self._z3_solver()
+        timeout = self.timeout_ms
+        if self.deadline is not None:
+            left_ms = int((self.deadline - start) * 1000)
+            if left_ms <= 0:
+                return Result("unknown")
+            timeout = max(1, min(timeout, left_ms))
+        if timeout != self._timeout_set:
+            s.set("timeout", timeout)
+            self._timeout_set = timeout
         names: dict[str, Sort] = {}
         for c in query:
             for node_name in sorted(c.vars):

@@ -1,0 +1,65 @@
+"""Bounds on one tracked run: the exploration's remaining wall clock and a memory cap.
+
+A run whose loop count the solver chose can run long or grow large; the step budget bounds
+its instructions but not its time or memory. `guard` arms a POSIX interval timer for the
+duration of a run; every tick checks the deadline and the process's resident memory, and
+past either raises `RunCut` inside the run, which the explorer records as a limit (the run is
+dropped, the exploration goes on). `RunCut` derives from BaseException so that no `except
+Exception` on the way (a host-function wrapper) swallows it. Where interval timers are not
+available (not the main thread, not POSIX) runs are bounded by the step budget alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+TICK_S = 0.05
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+class RunCut(BaseException):
+    """A run stopped by the exploration's budget: `reason` is "run-timeout" or "memory"."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def resident_bytes() -> int | None:
+    """The process's resident memory, or None where /proc is not available."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@contextmanager
+def guard(deadline: float, memory_cap: int | None) -> Iterator[None]:
+    """Raise `RunCut` in the guarded block once `time.perf_counter()` passes `deadline` or the
+    resident memory passes `memory_cap` bytes."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def tick(signum: int, frame: Any) -> None:
+        if time.perf_counter() > deadline:
+            raise RunCut("run-timeout")
+        if memory_cap is not None:
+            rss = resident_bytes()
+            if rss is not None and rss > memory_cap:
+                raise RunCut("memory")
+
+    previous = signal.signal(signal.SIGALRM, tick)
+    signal.setitimer(signal.ITIMER_REAL, TICK_S, TICK_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)
+        signal.signal(signal.SIGALRM, previous)

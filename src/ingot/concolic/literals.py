@@ -1,0 +1,167 @@
+"""The program's own constants as a fuzzing dictionary, and the places it can panic.
+
+Random rounds (when the solver has nothing left to negate) draw values from the
+literals of the functions an exploration reaches, as fuzzers do with their
+dictionaries: strings, their halves, the separators the program splits on
+(single characters), neighbouring literals joined by them (`"mode=batch"`)
+and numbers written in the program, each ±1, as ints and as the strings
+`int.parse` reads. Strings are built by joining a few such
+tokens with a separator, so `"a=1&sort"` comes out of `"="`, `"&"` and
+`"sort"`. `panic_sites` lists the instructions that can panic by construction
+(division, remainder, indexing, `assert.*`, `baml.sys.panic`), which the search
+keeps aiming at after full edge coverage.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ingot.bex.opcodes import Op
+from ingot.bex.program import BexProgram
+from ingot.runtime.values import INT_MAX, INT_MIN
+
+PANIC_OPS = {Op.DIV: "DivisionByZero", Op.MOD: "DivisionByZero", Op.READ_INDEX: "IndexOutOfBounds",
+             Op.WRITE_INDEX: "IndexOutOfBounds"}
+PANIC_BUILTINS = ("assert.", "baml.sys.panic")
+EDGE_INTS = (0, 1, -1, 2, INT_MAX, INT_MIN, INT_MAX // 2 + 1)
+
+
+@dataclass
+class Dictionary:
+    strings: list[str] = field(default_factory=list)  # whole literals and their halves
+    separators: list[str] = field(default_factory=list)  # one-character literals (and " ")
+    ints: list[int] = field(default_factory=list)
+    floats: list[float] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, program: BexProgram, functions: Iterable[str]) -> Dictionary:
+        keys = program.builtin_keys
+        strings: dict[str, None] = {}
+        separators: dict[str, None] = {" ": None}
+        ints: dict[int, None] = dict.fromkeys(EDGE_INTS)
+        floats: dict[float, None] = dict.fromkeys((0.0, 0.5, -1.0))
+        for name in functions:
+            fn = program.by_name.get(name)
+            if fn is None:
+                continue
+            for c in fn.consts:
+                if isinstance(c, bool):
+                    continue
+                if isinstance(c, str):
+                    if len(c) == 1:
+                        separators[c] = None
+                    strings[c] = None
+                    if len(c) >= 4:
+                        strings[c[: len(c) // 2]] = None
+                        strings[c[len(c) // 2:]] = None
+                elif isinstance(c, int):
+                    ints.update(dict.fromkeys(v for v in (c - 1, c, c + 1) if INT_MIN <= v <= INT_MAX))
+                elif isinstance(c, float):
+                    floats.update(dict.fromkeys((c - 0.5, c, c + 0.5)))
+            words = [c for c in fn.consts if isinstance(c, str) and len(c) > 1]
+            seps = [c for c in fn.consts if isinstance(c, str) and len(c) == 1 and not c.isalnum()]
+            near = [(a, b) for i, a in enumerate(words) for b in words[i + 1:i + 4]]
+            for first, second in near:
+                # literals written next to each other (`cfg["mode"] == "batch"`, within three), as a format
+                # the program parses would hold them: "mode=batch"
+                strings.update(dict.fromkeys(first + sep + second for sep in seps[:4]))
+            if any(keys[arg[0]].endswith(".lines") for op, arg in fn.code if op == Op.CALL_BUILTIN):
+                separators["\n"] = None  # `lines()` splits on a character no literal spells
+        for n in list(ints)[:40]:
+            if abs(n) < 10**18:
+                strings[str(n)] = None
+        return cls(sorted(strings), sorted(separators), sorted(ints), sorted(floats))
+
+    def int_value(self, rng: random.Random) -> int:
+        roll = rng.random()
+        if roll < 0.5 and self.ints:
+            return rng.choice(self.ints)
+        if roll < 0.8:
+            return rng.randint(-10, 10)
+        return rng.randint(-1000, 1000)
+
+    def float_value(self, rng: random.Random) -> float:
+        if rng.random() < 0.6 and self.floats:
+            return rng.choice(self.floats)
+        return rng.uniform(-1000, 1000)
+
+    def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None) -> str:
+        """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
+        separator, prepended, inserted or substituted for a range or for what follows a
+        separator; a cut; the string doubled; or another input's value copied (a map key
+        that should equal a looked-up item)."""
+        token = self.token(rng)
+        sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
+        roll = rng.random()
+        if roll < 0.1 and others:
+            out = rng.choice(others)
+        elif roll < 0.3:
+            out = s + sep + token
+        elif roll < 0.4:
+            out = token + sep + s
+        elif roll < 0.5:
+            at = rng.randint(0, len(s))
+            out = s[:at] + token + s[at:]
+        elif roll < 0.62 and s:
+            a = rng.randint(0, len(s) - 1)
+            out = s[:a] + token + s[rng.randint(a + 1, min(len(s), a + 8)):]
+        elif roll < 0.77 and any(c in s for c in self.separators):
+            cuts = [i for i, c in enumerate(s) if c in self.separators]
+            at = rng.choice(cuts)
+            out = s[: at + 1] + token
+        elif roll < 0.87 and s:
+            out = s + sep + s
+        elif s:
+            a = rng.randint(0, len(s) - 1)
+            out = s[:a] + s[rng.randint(a + 1, len(s)):]
+        else:
+            out = token
+        return out[:max_length]
+
+    def token(self, rng: random.Random) -> str:
+        roll = rng.random()
+        if roll < 0.7 and self.strings:
+            return rng.choice(self.strings)
+        if roll < 0.85:
+            return "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 20)))
+        return rng.choice(self.separators or [" "])
+
+    def mutate_int(self, rng: random.Random, n: int) -> int:
+        roll = rng.random()
+        if roll < 0.5 and self.ints:
+            return rng.choice(self.ints)
+        out = n + rng.choice((-1, 1, -2, 2, 10, -10))
+        return max(INT_MIN, min(INT_MAX, out))
+
+    def string_value(self, rng: random.Random, max_length: int) -> str:
+        """A few dictionary tokens joined by a separator, sometimes padded with spaces."""
+        roll = rng.random()
+        if roll < 0.1 or not self.strings:
+            return "".join(rng.choice("abcxyzAB 01-") for _ in range(rng.randint(0, 8)))
+        if roll < 0.35:
+            return rng.choice(self.strings)[:max_length]
+        sep = rng.choice(self.separators) if rng.random() < 0.8 else ""
+        tokens = [rng.choice(self.strings) if rng.random() < 0.85 else rng.choice("abxyz")
+                  for _ in range(rng.randint(2, 3))]
+        text = sep.join(tokens)
+        if rng.random() < 0.15:
+            text = rng.choice((" ", "  ")) + text + " "
+        return text[:max_length]
+
+
+def panic_sites(program: BexProgram, functions: Iterable[str]) -> set[tuple[str, int]]:
+    """(function, pc) of every instruction that panics by construction when its operands say so."""
+    keys = program.builtin_keys
+    out: set[tuple[str, int]] = set()
+    for name in functions:
+        fn = program.by_name.get(name)
+        if fn is None:
+            continue
+        for pc, (op, arg) in enumerate(fn.code):
+            if op in PANIC_OPS:
+                out.add((name, pc))
+            elif op == Op.CALL_BUILTIN and keys[arg[0]].startswith(PANIC_BUILTINS):
+                out.add((name, pc))
+    return out

@@ -1,0 +1,90 @@
+"""The exploration's budgets bound what it does: the global timeout bounds every run and
+query, a run that grows memory past the cap is cut and reported (the search goes on), and a
+function without a BAML body is refused with a clear error."""
+
+from __future__ import annotations
+
+import time
+
+from click.testing import CliRunner
+
+import ingot
+from ingot.cli import main
+from ingot.concolic.explore import Explorer, Options
+
+LLM = """
+client Fast = openai.ChatClient.new(model = "m", api_key = "k")
+
+function Label(text: string) -> string {
+  client: Fast
+  prompt: `Label ${text}`
+}
+
+function Use(text: string) -> int {
+  let l = Label(text);
+  if (l == "spam") {
+    return 1;
+  }
+  0
+}
+"""
+
+SPIN = """
+function Spin(n: int) -> int {
+  let i = 0;
+  let s = 0;
+  while (i < n) {
+    s = (s + i) % 1000;
+    i += 1;
+  }
+  if (s == 999) {
+    return 1;
+  }
+  0
+}
+"""
+
+GROW = """
+function Grow(n: int) -> int {
+  let xs: string[] = [];
+  let i = 0;
+  while (i < n) {
+    xs.push("x".repeat(4000000));
+    i += 1;
+  }
+  if (n > 200) {
+    return 1;
+  }
+  0
+}
+"""
+
+
+def test_exploring_an_llm_function_is_a_clear_error(tmp_path) -> None:
+    path = tmp_path / "llm.baml"
+    path.write_text(LLM)
+    result = CliRunner().invoke(main, ["explore", str(path), "Label"])
+    assert result.exit_code == 2
+    assert "`Label` is an LLM function" in result.stderr
+    assert "Traceback" not in result.stderr
+    ok = CliRunner().invoke(main, ["explore", str(path), "Use", "--json"])
+    assert ok.exit_code == 0, ok.stderr
+
+
+def test_the_global_timeout_bounds_a_run_the_step_budget_does_not() -> None:
+    program = ingot.load(SPIN)
+    start = time.perf_counter()
+    result = Explorer(program.view, "Spin", Options(timeout_s=1.0, max_steps=10**12)).explore()
+    elapsed = time.perf_counter() - start
+    assert elapsed < 3.0
+    assert result.stopped_by == "timeout"
+    assert not result.complete and "timeout" in result.limits
+
+
+def test_a_run_over_the_memory_cap_is_cut_and_the_search_goes_on() -> None:
+    program = ingot.load(GROW)
+    result = Explorer(program.view, "Grow", Options(timeout_s=10.0, max_steps=10**9, memory_mb=64, max_runs=40)).explore()
+    assert result.limits.get("memory", 0) >= 1
+    assert not result.complete
+    assert result.runs > result.limits["memory"]  # the runs after a cut went on
+    assert not result.infeasible  # no claim from a search whose runs were cut

@@ -1,0 +1,115 @@
+"""Claims an exploration makes must be true: an edge reported infeasible is taken by no input,
+and `complete` (exhaustive) is only reported when every edge some input takes was covered.
+
+Each program has small int inputs; brute force over a small domain finds the edges inputs can
+take (replayed on the same tracker the explorer uses) and checks the report against them.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import ingot
+from ingot.concolic.explore import Explorer, Options
+
+DOMAIN = range(-4, 8)
+
+PROGRAMS = {
+    # a divisor computed from inputs: the operation fixes it (a concretization), so an unsat
+    # answer after it proves nothing
+    "modulo": ("""
+function F(a: int, b: int, c: int) -> int {
+  let r = a % (b - c);
+  if (r == 3) {
+    if (b > 5) {
+      return 1;
+    }
+    return 2;
+  }
+  0
+}
+""", 3),
+    # a product of two inputs against a constant
+    "product": ("""
+function F(p: int, q: int) -> int {
+  if (p * q == 12) {
+    if (p > 2 && q > 2) {
+      return 1;
+    }
+    return 2;
+  }
+  0
+}
+""", 2),
+    # edges no input can take, in a program exploration can exhaust
+    "nested": ("""
+function F(x: int, y: int) -> int {
+  if (x > 5) {
+    if (x < 3) {
+      return 9;
+    }
+    if (y == x) {
+      return 1;
+    }
+  }
+  0
+}
+""", 2),
+    # a loop whose count is an input
+    "loop": ("""
+function F(n: int, k: int) -> int {
+  let i = 0;
+  let s = 0;
+  while (i < n) {
+    s += i;
+    i += 1;
+  }
+  if (s == k && k > 5) {
+    return 1;
+  }
+  0
+}
+""", 2),
+}
+
+
+def brute_force_edges(explorer: Explorer, names: list[str], arity: int) -> set[tuple[str, int, int]]:
+    taken: set[tuple[str, int, int]] = set()
+    for values in itertools.product(DOMAIN, repeat=arity):
+        run = explorer.run(dict(zip(names, values)))
+        taken |= set(run.trace.edges)
+    return taken
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("max_steps", [200_000, 40])
+def test_infeasible_and_complete_claims_hold_against_brute_force(name: str, max_steps: int) -> None:
+    source, arity = PROGRAMS[name]
+    program = ingot.load(source)
+    options = Options(seed=0, max_steps=max_steps, max_runs=200)
+    explorer = Explorer(program.view, "F", options)
+    result = explorer.explore()
+    names = [p for p, _ in program.view.function("F").params]
+    checker = Explorer(program.view, "F", Options(max_steps=200_000))
+    taken = brute_force_edges(checker, names, arity) & {(e.site.function, e.site.block, e.target) for e in result.edges}
+    assert not (result.infeasible - result.covered) & taken, "an edge claimed infeasible is taken by an input"
+    if result.complete:
+        assert taken <= result.covered, "complete, yet an edge some input takes was not covered"
+
+
+def test_a_run_cut_by_the_step_budget_makes_the_exploration_incomplete() -> None:
+    program = ingot.load(PROGRAMS["loop"][0].replace("k > 5", "k > 500"))
+    result = Explorer(program.view, "F", Options(seed=0, max_steps=60, max_runs=100)).explore()
+    assert "step-limit" in result.limits
+    assert not result.complete
+    assert not result.infeasible
+
+
+def test_an_exhaustive_search_claims_the_dead_edge_infeasible() -> None:
+    program = ingot.load(PROGRAMS["nested"][0])
+    result = Explorer(program.view, "F", Options(seed=0)).explore()
+    assert result.complete, result.limits
+    labels = {k[2] for k in result.infeasible}
+    assert len(result.infeasible) == 1 and labels  # `x < 3` under `x > 5`
