@@ -128,7 +128,7 @@ def plain(value: Any, pydantic: Any) -> Any:
 def ingot_outcome(program: ingot.Program, fn: str, w: dict[str, Any]) -> tuple[tuple[str, Any], int | None]:
     """The outcome on ingot and, for an error, the line of its innermost frame."""
     try:
-        return ("ok", program.call(fn, llm=mocks_of(w) or None, **w["args"])), None
+        return ("ok", program.options(llm=mocks_of(w) or None).call(fn, **w["args"])), None
     except ingot.BamlError as e:
         return ("err", e.kind), (e.trace[-1].line if e.trace else None)
 
