@@ -386,6 +386,9 @@ class Lowerer:
         if isinstance(cond, A.Unary) and cond.op == "!":
             self.branch_on(cond.operand, else_bb, then_bb)
             return
+        if isinstance(cond, A.IsPattern):
+            self.pattern(cond.pattern, self.operand(cond.expr), then_bb, else_bb)
+            return
         value = self.operand(cond)
         self.cfg.terminate(ir.Branch(value, then_bb, else_bb, cond.span))
 
@@ -404,7 +407,7 @@ class Lowerer:
             self.match_into(e, dest)
         elif isinstance(e, A.Catch):
             self.catch_into(e, dest)
-        elif isinstance(e, A.Binary) and e.op in ("&&", "||"):
+        elif (isinstance(e, A.Binary) and e.op in ("&&", "||")) or isinstance(e, A.IsPattern):
             t_bb, f_bb, join = self.new_block(), self.new_block(), self.new_block()
             self.branch_on(e, t_bb, f_bb)
             for bb, val in ((t_bb, True), (f_bb, False)):
@@ -596,6 +599,12 @@ class Lowerer:
         if isinstance(p, A.ArrayPat):
             self.array_pattern(p, value, on_match, on_fail)
             return
+        if isinstance(p, A.TypePat):
+            res = self.tp.patterns[p]
+            assert isinstance(res, TypeTest)
+            ok = self.rvalue_operand(ir.IsType(value, res.ty), p.span, BOOL)
+            self.cfg.terminate(ir.Branch(ok, on_match, on_fail, p.span))
+            return
         if isinstance(p, A.OrPat):
             for alt in p.alternatives[:-1]:
                 nxt = self.new_block()
@@ -691,7 +700,7 @@ class Lowerer:
             test = self.tp.patterns[e]
             assert isinstance(test, TypeTest)
             return self.rvalue_operand(ir.IsType(value, test.ty), e.span, BOOL)
-        if isinstance(e, (A.Block, A.If, A.Match, A.Catch)):
+        if isinstance(e, (A.Block, A.If, A.Match, A.Catch, A.IsPattern)):
             t = self.temp(self.type_of(e))
             self.into(e, t)
             return ir.Copy(t)
@@ -855,7 +864,7 @@ def has_effects(e: A.Expr) -> bool:
         return has_effects(e.operand)
     if isinstance(e, A.Binary):
         return has_effects(e.left) or has_effects(e.right)
-    if isinstance(e, A.IsType):
+    if isinstance(e, (A.IsType, A.IsPattern)):
         return has_effects(e.expr)
     if isinstance(e, A.ArrayLit):
         return any(has_effects(x) for x in e.elements)

@@ -502,6 +502,9 @@ class Checker:
             self.expr(e.expr, None)
             self.tp.patterns[e] = TypeTest(self.resolver.resolve_type(e.type))
             return BOOL
+        if isinstance(e, A.IsPattern):
+            self.pattern(e.pattern, self.expr(e.expr, None))  # its bindings are not in scope anywhere
+            return BOOL
         if isinstance(e, A.Block):
             return self.block(e, expected)
         if isinstance(e, A.If):
@@ -785,12 +788,25 @@ class Checker:
                 no = self.subtract(cur, test.ty)
                 return {var: yes}, {var: no}
             return {}, {}
+        if isinstance(e, A.IsPattern):
+            return self.pattern_facts(e)
         var = self.narrowable(e)
         if var is not None:
             cur = self.var_type(var)
             if NULL in members_of(cur, self.items):
                 return {var: without_null(cur, self.items)}, {}
         return {}, {}
+
+    def pattern_facts(self, e: A.IsPattern) -> tuple[Facts, Facts]:
+        """`v is int | bool` narrows `v` like `v is int | bool` as a type would; literal and
+        variant alternatives narrow nothing (a value of the type may still fail them)."""
+        var = self.narrowable(e.expr)
+        tests = [self.tp.patterns.get(p) for p in alternatives(e.pattern)]
+        if var is None or not all(isinstance(t, TypeTest) for t in tests):
+            return {}, {}
+        ty = union(t.ty for t in tests if isinstance(t, TypeTest))
+        cur = self.var_type(var)
+        return {var: self.intersect(cur, ty)}, {var: self.subtract(cur, ty)}
 
     def narrowable(self, e: A.Expr) -> LocalVar | None:
         if isinstance(e, A.Name):
@@ -968,10 +984,10 @@ class Checker:
                 bound += self.pattern(sub, found[1].ty)
             return bound
         if isinstance(p, A.OrPat):
-            out: list[tuple[str, LocalVar]] = []
-            for alt in p.alternatives:
-                out += self.pattern(alt, scrut)
-            return out
+            return self.or_pattern(p, scrut)
+        if isinstance(p, A.TypePat):
+            self.tp.patterns[p] = TypeTest(self.resolver.resolve_type(p.type))
+            return []
         if isinstance(p, A.ArrayPat):
             lists = [m for m in members_of(scrut, self.items) if isinstance(m, ListT)]
             elem = lists[0].elem if len(lists) == 1 else ANY
@@ -983,6 +999,22 @@ class Checker:
                 bound += self.pattern(p.rest, ListT(elem))
             return bound
         raise AssertionError(p)
+
+    def or_pattern(self, p: A.OrPat, scrut: Ty) -> list[tuple[str, LocalVar]]:
+        """`A { x } | B { x }`: a name bound in several alternatives is one variable, whichever
+        alternative matched, typed as the union of what each alternative binds."""
+        shared: dict[str, LocalVar] = {}
+        for alt in p.alternatives:
+            for name, var in self.pattern(alt, scrut):
+                first = shared.setdefault(name, var)
+                if first is var:
+                    continue
+                first.ty = union([first.ty, var.ty])
+                for node, bound in list(self.tp.bindings.items()):
+                    if bound is var:
+                        self.tp.bindings[node] = first
+                self.tp.locals_of[var.owner].remove(var)
+        return list(shared.items())
 
     def path_pattern(self, p: A.PathPat, scrut: Ty) -> None:
         full = ".".join(p.path)
@@ -1073,7 +1105,7 @@ class Checker:
         params: list[tuple[str, Ty, object, Span]] = []
         for i, p in enumerate(e.params):
             if p.type is not None:
-                ty = self.resolver.resolve_type(p.type)
+                ty = self.resolver.resolve_param_type(p.type)
             elif i < len(exp_params) and not isinstance(exp_params[i], TypeVar):
                 ty = exp_params[i]
             else:

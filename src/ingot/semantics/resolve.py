@@ -136,6 +136,7 @@ class Resolver:
         self.items = Items()
         self.diagnostics: list[Diagnostic] = []
         self.allow_any = allow_any
+        self.in_param = False  # resolving a parameter's type (see resolve_param_type)
         self._first_def: dict[str, tuple[str, Span]] = {}
 
     def error(self, code: Code, message: str, span: Span, primary: str | None = None,
@@ -236,12 +237,20 @@ class Resolver:
         name = decl.name if owner is None else f"{owner}.{decl.name}"
         if owner is None and self.items.functions.get(name) is not None:
             return
-        params = [ParamInfo(p.name, self.resolve_type(p.type) if p.type else ANY, p.default)
+        params = [ParamInfo(p.name, self.resolve_param_type(p.type) if p.type else ANY, p.default)
                   for p in decl.params]
         ret = self.resolve_type(decl.ret) if decl.ret else ANY
         self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self)
 
     # -- type expressions -----------------------------------------------------
+    def resolve_param_type(self, t: A.TypeExpr) -> Ty:
+        """A parameter's type: there a function type may leave out its `throws` clause."""
+        self.in_param = True
+        try:
+            return self.resolve_type(t)
+        finally:
+            self.in_param = False
+
     def resolve_type(self, t: A.TypeExpr) -> Ty:
         if isinstance(t, A.NamedType):
             return self._named(t)
@@ -256,7 +265,7 @@ class Resolver:
         if isinstance(t, A.LiteralType):
             return Lit(t.value)
         if isinstance(t, A.FunctionType):
-            if t.throws is None and not self.allow_any:
+            if t.throws is None and not self.allow_any and not self.in_param:
                 self.error(Code.FN_TYPE_THROWS, "function type must declare an explicit `throws` clause; "
                            "add `throws never` if calling it cannot throw", t.span)
             return FuncT(tuple(self.resolve_type(p) for p in t.params), self.resolve_type(t.ret))

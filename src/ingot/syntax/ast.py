@@ -135,7 +135,15 @@ class ArrayPat:
     span: Span
 
 
-Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat, ArrayPat]
+@node
+class TypePat:
+    """A type that is not a plain name: `int[]`, `string?`, `map<string, int>`."""
+
+    type: TypeExpr
+    span: Span
+
+
+Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat, ArrayPat, TypePat]
 
 
 # -- expressions --------------------------------------------------------------
@@ -242,6 +250,15 @@ class IsType:
 
 
 @node
+class IsPattern:
+    """`v is 1 | 2`, `v is let _`, `v is Color.Red`: a pattern test that is not a plain type."""
+
+    expr: Expr
+    pattern: Pattern
+    span: Span
+
+
+@node
 class Block:
     stmts: list[Stmt]
     tail: Expr | None  # the trailing expression without `;`
@@ -327,6 +344,7 @@ class Lambda:
     ret: TypeExpr | None
     body: Block
     span: Span
+    throws: TypeExpr | None = None  # checked like a function's: not enforced
 
 
 @node
@@ -341,7 +359,7 @@ class Assign:
 
 Expr = Union[
     IntLit, FloatLit, StringLit, BoolLit, NullLit, Template, Name, FieldAccess, Index, Call,
-    Unary, Binary, IsType, Block, If, Match, Catch, ArrayLit, MapLit, ClassLit, Lambda, Assign,
+    Unary, Binary, IsType, IsPattern, Block, If, Match, Catch, ArrayLit, MapLit, ClassLit, Lambda, Assign,
 ]
 
 

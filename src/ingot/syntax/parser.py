@@ -53,6 +53,7 @@ class Parser:
         self.toks = tokens
         self.docs = docs
         self.i = 0
+        self.catch_allowed = True  # false inside a `throw` value (see parse_throw_value)
         self.diagnostics: list[Diagnostic] = []
         self.nesting = 0  # inside ( ) or [ ], where newlines never end an expression
 
@@ -511,7 +512,7 @@ class Parser:
     def parse_stmt(self) -> tuple[A.Stmt, bool]:
         """One statement; the flag says it is an expression without `;` (a candidate tail)."""
         t = self.tok
-        if t.is_("let"):
+        if t.is_("let") or (t.is_("const") and self.peek().kind is T.IDENT):
             return self.parse_let(), False
         if t.is_("return"):
             self.advance()
@@ -530,9 +531,16 @@ class Parser:
             return A.Continue(self.span(t.start)), False
         if t.is_("throw"):
             self.advance()
-            value = self.parse_expr()
+            value = self.parse_throw_value()
+            stmt: A.Stmt = A.Throw(value, self.span(t.start))
+            if self.at("catch") and self.peek().is_("("):
+                # `throw x catch (e) { ... }` catches its own throw: a statement with a value
+                # that is discarded, never the block's tail.
+                protected = A.Block([stmt], None, stmt.span)
+                handled = self.parse_catch(protected, t.start)
+                stmt = A.ExprStmt(handled, handled.span)
             self.eat(";")
-            return A.Throw(value, self.span(t.start)), False
+            return stmt, False
         if t.is_("while"):
             self.advance()
             cond = self.parse_expr(no_class_lit=True)
@@ -551,13 +559,21 @@ class Parser:
             return A.ExprStmt(expr, self.span(t.start)), False
         return A.ExprStmt(expr, self.span(t.start)), True
 
+    def parse_throw_value(self) -> A.Expr:
+        """The value of `throw`: `catch` anywhere inside it belongs to the throw itself."""
+        outer, self.catch_allowed = self.catch_allowed, False
+        try:
+            return self.parse_expr()
+        finally:
+            self.catch_allowed = outer
+
     def parse_stmt_no_semicolon(self) -> tuple[A.Stmt, bool]:
         t = self.tok
         self.advance()
         if t.text in ("break", "continue"):
             return (A.Break if t.text == "break" else A.Continue)(self.span(t.start)), False
         if t.text == "throw":
-            return A.Throw(self.parse_expr(), self.span(t.start)), False
+            return A.Throw(self.parse_throw_value(), self.span(t.start)), False
         value = None
         if not (self.at(";") or self.at("}") or self.at(",")):
             value = self.parse_expr()
@@ -577,8 +593,10 @@ class Parser:
     def parse_for(self) -> A.Stmt:
         start = self.advance().start
         paren = self.eat("(") is not None
-        if (self.at("let") and self.peek(2).is_("in")) or (self.tok.kind is T.IDENT and self.peek().is_("in")):
-            self.eat("let")
+        binder = self.at("let") or self.at("const")
+        if (binder and self.peek(2).is_("in")) or (self.tok.kind is T.IDENT and self.peek().is_("in")):
+            if binder:
+                self.advance()
             name = self.name_ident("a loop variable")
             self.expect("in")
             iterable = self.parse_expr(no_class_lit=True)
@@ -590,7 +608,7 @@ class Parser:
             raise self.error("unexpected token", primary="expected `(` after `for`")
         init: A.Stmt | None = None
         if not self.at(";"):
-            init = self.parse_let() if self.at("let") else self.parse_simple_stmt(";")
+            init = self.parse_let() if self.at("let") or self.at("const") else self.parse_simple_stmt(";")
         else:
             self.advance()
         cond = None if self.at(";") else self.parse_expr()
@@ -638,8 +656,7 @@ class Parser:
             t = self.tok
             if t.kind is T.IDENT and t.text == "is" and IS_POWER > min_power:
                 self.advance()
-                ty = self.parse_type_postfix()
-                left = A.IsType(left, ty, self.span(start))
+                left = self.parse_is(left, start, no_class_lit)
                 continue
             if t.kind is T.IDENT and t.text == "instanceof":
                 raise ParseError(Diagnostic(
@@ -656,6 +673,20 @@ class Parser:
             self.advance()
             right = self.parse_binary(power, no_class_lit)
             left = A.Binary(t.text, left, right, self.span(start), self.span(t.start, t.end))
+
+    def parse_is(self, left: A.Expr, start: int, no_class_lit: bool) -> A.IsType | A.IsPattern:
+        """`v is T` (a type test, which narrows) or `v is <pattern>` (`1 | 2`, `let _`, `Color.Red`)."""
+        pat_start = self.tok.start
+        alts = [self.parse_pattern_single(no_class_pat=no_class_lit)]
+        while self.at("|"):
+            self.advance()
+            alts.append(self.parse_pattern_single(no_class_pat=no_class_lit))
+        pattern = alts[0] if len(alts) == 1 else A.OrPat(alts, self.span(pat_start))
+        if isinstance(pattern, A.TypePat):
+            return A.IsType(left, pattern.type, self.span(start))
+        if isinstance(pattern, A.PathPat) and len(pattern.path) == 1:
+            return A.IsType(left, A.NamedType(pattern.path[0], pattern.span), self.span(start))
+        return A.IsPattern(left, pattern, self.span(start))
 
     def parse_catch(self, expr: A.Expr, start: int) -> A.Catch:
         self.advance()
@@ -694,7 +725,7 @@ class Parser:
                 name = self.ident("a member name")
                 expr = A.FieldAccess(expr, name.text, t.text == "?.", self.span(start),
                                      self.span(name.start, name.end))
-            elif t.is_("catch") and self.peek().is_("("):
+            elif t.is_("catch") and self.peek().is_("(") and self.catch_allowed:
                 expr = self.parse_catch(expr, start)
             elif t.is_("(") and not t.newline_before:
                 self.advance()
@@ -838,10 +869,13 @@ class Parser:
             ret = self.parse_type()
         else:
             self.expect("=>")
+        throws = None
+        if self.eat("throws"):
+            throws = self.parse_type()
         if not self.at("{"):
             raise self.error("unexpected token", primary="a lambda body must be a block `{ ... }`")
         body = self.parse_block(function_body=True)
-        return A.Lambda(params, ret, body, self.span(start))
+        return A.Lambda(params, ret, body, self.span(start), throws)
 
     def parse_array(self) -> A.ArrayLit:
         start = self.expect("[").start
@@ -933,7 +967,8 @@ class Parser:
             self.expect("=>")
             body = self.parse_expr()
             arms.append(A.MatchArm(pattern, guard, body, self.span(start)))
-            if not self.eat(",") and not isinstance(body, A.Block) and not self.at("}"):
+            if not self.eat(",") and not isinstance(body, A.Block) and not self.at("}") \
+                    and not self.tok.newline_before:
                 raise self.error("unexpected token", primary=f"expected `','`, found `{describe(self.tok)}`")
         self.expect("}")
         return arms
@@ -949,8 +984,13 @@ class Parser:
             alts.append(self.parse_pattern_single())
         return A.OrPat(alts, self.span(start))
 
-    def parse_pattern_single(self) -> A.Pattern:
+    def parse_pattern_single(self, no_class_pat: bool = False) -> A.Pattern:
         t = self.tok
+        if t.is_("("):
+            self.advance()
+            inner = self.parse_pattern()
+            self.expect(")")
+            return inner
         if t.is_("_"):
             self.advance()
             return A.WildcardPat(self.span(t.start, t.end))
@@ -975,15 +1015,26 @@ class Parser:
         if t.is_("["):
             return self.parse_array_pattern()
         if t.kind is T.IDENT:
+            if t.is_("map") and self.peek().is_("<"):
+                return self.parse_type_pattern()
+            saved = self.i
             self.advance()
             path = [t.text]
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
                 path.append(self.advance().text)
-            if self.at("{"):
+            if self.at("{") and not (no_class_pat and not self.looks_like_class_lit()):
                 return self.parse_class_pattern(".".join(path), t.start)
+            if self.at("?") or (self.at("[") and self.peek().is_("]")):
+                self.i = saved  # re-read the path as the start of a type
+                return self.parse_type_pattern()
             return A.PathPat(path, self.span(t.start))
         raise self.error("unexpected token", primary=f"expected a pattern, found `{describe(t)}`")
+
+    def parse_type_pattern(self) -> A.TypePat:
+        start = self.tok.start
+        ty = self.parse_type_postfix()
+        return A.TypePat(ty, self.span(start))
 
     def parse_array_pattern(self) -> A.ArrayPat:
         start = self.expect("[").start

@@ -1,0 +1,307 @@
+"""The language corpus: programs written for each language feature, run on the real engine by
+generate.py. `PROGRAMS[NAME] = (source, function, [args, ...])`; `INVALID[NAME] = source`.
+
+Enum values are never passed as arguments: the bridge cannot hand an enum argument to the engine
+(`c == Color.Red` is false for the argument "Red"), so programs build enum values themselves.
+"""
+
+PROGRAMS: dict[str, tuple[str, str, list[dict]]] = {}
+INVALID: dict[str, str] = {}
+
+
+def program(name: str, fn: str, args: list[dict], source: str) -> None:
+    assert name not in PROGRAMS, name
+    PROGRAMS[name] = (source, fn, args)
+
+
+def invalid(name: str, source: str) -> None:
+    assert name not in INVALID, name
+    INVALID[name] = source
+
+
+# ------------------------------------------------------------------ `is` with patterns
+program("is_type_union", "Kind", [{"v": 1}, {"v": "s"}, {"v": True}, {"v": 2.5}], r'''
+function Kind(v: int | bool | string | float) -> bool[] {
+  [v is int | bool, v is let _, v is string, v is float | string]
+}''')
+
+program("is_int_literals", "Small", [{"n": 1}, {"n": 3}, {"n": 4}, {"n": -1}], r'''
+function Small(n: int) -> bool {
+  n is 1 | 2 | 3
+}''')
+
+program("is_string_literals", "IsGreeting", [{"s": "hi"}, {"s": "hello"}, {"s": "bye"}], r'''
+function IsGreeting(s: string) -> string {
+  if (s is "hi" | "hello" | "hey") { "greeting" } else { "other" }
+}''')
+
+program("is_enum_variant", "Warm", [{"n": 0}, {"n": 1}, {"n": 2}], r'''
+enum Color { Red Green Blue }
+function Pick(n: int) -> Color {
+  match (n) { 0 => Color.Red, 1 => Color.Green, _ => Color.Blue }
+}
+function Warm(n: int) -> bool[] {
+  let c = Pick(n);
+  [c is Color.Red, c is Color.Red | Color.Blue, c is Color]
+}''')
+
+program("is_wildcard_bind", "Any", [{"v": None}, {"v": 0}], r'''
+function Any(v: int?) -> bool[] {
+  [v is let _, v is _, v is null, v is int]
+}''')
+
+program("is_class_shape", "Flag", [{"x": 0}, {"x": 5}], r'''
+class Point { x int y int }
+function Flag(x: int) -> bool[] {
+  let p = Point { x: x, y: 2 };
+  [p is Point { x: 0 }, p is Point { y: 2 }, p is Point]
+}''')
+
+program("is_narrows_union", "Twice", [{"v": 4}, {"v": "ab"}, {"v": False}], r'''
+function Twice(v: int | string | bool) -> string {
+  if (v is int | string) {
+    `${v}${v}`
+  } else {
+    "no"
+  }
+}''')
+
+program("is_in_filter", "Evens", [{"xs": [1, 2, 3, 4, 6, 9]}], r'''
+function Evens(xs: int[]) -> int[] {
+  xs.filter((x: int) -> bool { x is 2 | 4 | 6 | 8 })
+}''')
+
+program("is_negated", "Keep", [{"xs": ["a", "b", "skip", "c", "drop"]}], r'''
+function Keep(xs: string[]) -> string[] {
+  let out: string[] = [];
+  for (let x in xs) {
+    if (!(x is "skip" | "drop")) {
+      out.push(x);
+    }
+  }
+  out
+}''')
+
+# ------------------------------------------------------------------ match arms
+program("match_newline_arms", "Name", [{"n": 1}, {"n": 2}, {"n": 7}], r'''
+function Name(n: int) -> string {
+  match (n) {
+    1 => "one"
+    2 => "two"
+    _ => "many"
+  }
+}''')
+
+program("match_newline_mixed", "Grade", [{"score": 95}, {"score": 85}, {"score": 10}], r'''
+function Grade(score: int) -> string {
+  let bucket = score / 10;
+  match (bucket) {
+    10 | 9 => "A"
+    8 => { "B" }
+    7 => "C",
+    _ => "F"
+  }
+}''')
+
+program("match_paren_or", "Size", [{"n": 1}, {"n": 2}, {"n": 5}, {"n": 100}], r'''
+function Size(n: int) -> string {
+  match (n) {
+    (1 | 2) => "small",
+    (3 | 4 | 5) => "medium",
+    _ => "large",
+  }
+}''')
+
+program("match_paren_single", "Zero", [{"n": 0}, {"n": 1}], r'''
+function Zero(n: int) -> bool {
+  match (n) {
+    (0) => true,
+    _ => false,
+  }
+}''')
+
+program("match_or_binding", "Value", [{"k": 0, "v": 3}, {"k": 1, "v": 4}], r'''
+class A { x int }
+class B { x int }
+function Make(k: int, v: int) -> A | B {
+  if (k == 0) { A { x: v } } else { B { x: v * 10 } }
+}
+function Value(k: int, v: int) -> int {
+  match (Make(k, v)) {
+    A { x } | B { x } => x,
+  }
+}''')
+
+program("match_or_binding_field_pattern", "Label", [{"k": 0}, {"k": 1}, {"k": 2}], r'''
+class Cat { name string lives int }
+class Dog { name string good bool }
+function Make(k: int) -> Cat | Dog | string {
+  match (k) {
+    0 => Cat { name: "Tom", lives: 9 },
+    1 => Dog { name: "Rex", good: true },
+    _ => "nobody",
+  }
+}
+function Label(k: int) -> string {
+  match (Make(k)) {
+    Cat { name: let n } | Dog { name: let n } => `pet ${n}`,
+    string => "none",
+  }
+}''')
+
+program("match_or_binding_guard", "Big", [{"k": 0, "v": 3}, {"k": 1, "v": 30}, {"k": 0, "v": 50}], r'''
+class A { x int }
+class B { x int }
+function Big(k: int, v: int) -> string {
+  let item = if (k == 0) { A { x: v } } else { B { x: v } };
+  match (item) {
+    A { x } | B { x } if x > 10 => `big ${x}`,
+    _ => "small",
+  }
+}''')
+
+program("match_enum_or", "Weekend", [{"n": 0}, {"n": 5}, {"n": 6}], r'''
+enum Day { Mon Tue Wed Thu Fri Sat Sun }
+function DayOf(n: int) -> Day {
+  match (n) {
+    0 => Day.Mon, 1 => Day.Tue, 2 => Day.Wed, 3 => Day.Thu, 4 => Day.Fri, 5 => Day.Sat, _ => Day.Sun,
+  }
+}
+function Weekend(n: int) -> bool {
+  match (DayOf(n)) {
+    Day.Sat | Day.Sun => true,
+    _ => false,
+  }
+}''')
+
+# ------------------------------------------------------------------ lambdas and function types
+program("lambda_throws_clause", "Safe", [{"n": 3}, {"n": -2}], r'''
+class Bad { code int }
+function Safe(n: int) -> int {
+  let f = (x: int) -> int throws Bad {
+    if (x < 0) { throw Bad { code: x }; }
+    x
+  };
+  f(n) catch (e) { let b: Bad => b.code * 10 }
+}''')
+
+program("lambda_arrow_throws", "Safe", [{"n": 3}, {"n": -2}], r'''
+class Bad { code int }
+function Safe(n: int) -> int {
+  let f = (x: int) => throws Bad {
+    if (x < 0) { throw Bad { code: x }; }
+    x * 2
+  };
+  f(n) catch (e) { let b: Bad => b.code }
+}''')
+
+program("lambda_inferred_return", "Run", [{"xs": [1, 2, 3]}], r'''
+function Run(xs: int[]) -> string[] {
+  let label = (x: int) => { `#${x}` };
+  xs.map(label)
+}''')
+
+program("lambda_untyped_params", "Sum", [{"xs": [1, 2, 3, 4]}], r'''
+function Sum(xs: int[]) -> int {
+  let total = 0;
+  xs.map((x) => { x * x }).filter((y) => { y > 1 }).map((z) => { total += z; z });
+  total
+}''')
+
+program("fn_param_no_throws", "Twice", [{"n": 3}, {"n": -4}], r'''
+function Apply(f: (int) -> int, x: int) -> int { f(f(x)) }
+function Twice(n: int) -> int {
+  Apply((x: int) -> int { x * 2 + 1 }, n)
+}''')
+
+program("fn_param_named_function", "Run", [{"s": "ab"}], r'''
+function Shout(s: string) -> string { s.to_upper_case() + "!" }
+function Each(f: (string) -> string, xs: string[]) -> string[] { xs.map(f) }
+function Run(s: string) -> string[] {
+  Each(Shout, [s, "c"])
+}''')
+
+program("fn_param_two_args", "Fold", [{"xs": [1, 2, 3, 4]}], r'''
+function Reduce(xs: int[], f: (int, int) -> int, init: int) -> int {
+  let acc = init;
+  for (let x in xs) { acc = f(acc, x); }
+  acc
+}
+function Fold(xs: int[]) -> int[] {
+  [Reduce(xs, (a: int, b: int) -> int { a + b }, 0), Reduce(xs, (a: int, b: int) -> int { a * b }, 1)]
+}''')
+
+program("fn_param_throwing_callback", "Try", [{"n": 2}, {"n": 0}], r'''
+function Call(f: (int) -> int, x: int) -> int { f(x) }
+function Try(n: int) -> int {
+  Call((x: int) -> int { 100 / x }, n) catch (e) { baml.panics.DivisionByZero => -1 }
+}''')
+
+# ------------------------------------------------------------------ const bindings
+program("for_const_in", "Total", [{"xs": [1, 2, 3]}, {"xs": []}], r'''
+function Total(xs: int[]) -> int {
+  let s = 0;
+  for (const x in xs) { s += x; }
+  s
+}''')
+
+program("const_local", "Area", [{"w": 3, "h": 4}], r'''
+function Area(w: int, h: int) -> int {
+  const a = w * h;
+  const label = "area";
+  if (label == "area") { a } else { 0 }
+}''')
+
+program("for_const_c_style", "Sum", [{"n": 4}], r'''
+function Sum(n: int) -> int {
+  let s = 0;
+  for (const i = 0; i < n; i += 1) { s += i; }
+  s
+}''')
+
+# ------------------------------------------------------------------ throw and catch
+program("throw_int_caught", "F", [{}], r'''
+function Fail() -> int { throw 1; }
+function F() -> int {
+  Fail() catch (e) { _ => 2 }
+}''')
+
+program("throw_paren_caught", "F", [{"n": 1}, {"n": 5}], r'''
+function F(n: int) -> int {
+  (throw n) catch (e) {
+    1 => 10,
+    _ => 20,
+  }
+}''')
+
+program("catch_binds_payload", "F", [{"n": 3}, {"n": 0}], r'''
+class Oops { why string }
+function Risky(n: int) -> int {
+  if (n == 0) { throw Oops { why: "zero" }; }
+  n * 2
+}
+function F(n: int) -> string {
+  let r = Risky(n) catch (e) {
+    Oops { why } => { return `caught ${why}`; }
+  };
+  `ok ${r}`
+}''')
+
+program("catch_tighter_than_plus", "F", [{}], r'''
+function G() -> int { throw 5; }
+function F() -> int {
+  let x = 1 + G() catch (e) { _ => 2 };
+  x
+}''')
+
+program("catch_string_literal_arm", "F", [{"s": "a"}, {"s": "b"}, {"s": "c"}], r'''
+function Raise(s: string) -> string {
+  if (s == "c") { return "fine"; }
+  throw s;
+}
+function F(s: string) -> string {
+  Raise(s) catch (e) {
+    "a" => "got a",
+    "b" | "z" => "got b",
+  }
+}''')
