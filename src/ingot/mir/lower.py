@@ -222,6 +222,8 @@ class Lowerer:
             if var.captured:
                 self.cfg.push(ir.StorageLive(local, s.span))
             self.assign(local, ir.Use(value), s.span)
+        elif isinstance(s, A.LetPattern):
+            self.let_pattern(s)
         elif isinstance(s, A.ExprStmt):
             self.effect(s.expr)
         elif isinstance(s, A.Assign):
@@ -253,6 +255,17 @@ class Lowerer:
             self.for_in(s)
         else:
             raise AssertionError(s)
+
+    def let_pattern(self, s: A.LetPattern) -> None:
+        value = self.materialize(self.operand(s.value), s.value.span)
+        matched, failed = self.new_block(), self.new_block()
+        self.pattern(s.pattern, value, matched, failed)
+        self.switch_to(failed)
+        if s.otherwise is not None:
+            self.effect(s.otherwise)
+        if not self.cfg.is_terminated():  # the checker proved the pattern cannot fail here
+            self.cfg.terminate(ir.Unreachable(s.span))
+        self.switch_to(matched)
 
     def effect(self, e: A.Expr) -> None:
         """Evaluate for side effects only."""

@@ -293,6 +293,8 @@ class Checker:
                 if narrowed is not None:
                     self.apply_facts({var: narrowed})
             return ty == NEVER
+        if isinstance(s, A.LetPattern):
+            return self.let_pattern(s)
         if isinstance(s, A.ExprStmt):
             return self.expr(s.expr, None) == NEVER
         if isinstance(s, A.Assign):
@@ -353,6 +355,41 @@ class Checker:
                 self.pop_scope()
             return False
         raise AssertionError(s)
+
+    def let_pattern(self, s: A.LetPattern) -> bool:
+        declared = s.pattern.type if isinstance(s.pattern, A.BindPat) else None
+        ty = self.expr(s.value, self.resolver.resolve_type(declared) if declared is not None else None)
+        if isinstance(s.pattern, A.ClassPat) and s.pattern.name not in self.items.classes:
+            span = s.span.source.span(s.span.start_offset, s.pattern.span.end_offset)
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {s.pattern.name}", span)
+            raise CheckAbort
+        first_pattern_error = len(self.diagnostics)
+        bound = self.pattern(s.pattern, ty)
+        if s.otherwise is not None:
+            self.block(s.otherwise, None)
+        elif not self.irrefutable(s.pattern, ty):
+            # Reported before the pattern's own errors, over `let ... = value`, as the engine does.
+            span = s.span.source.span(s.span.start_offset, s.value.span.end_offset)
+            self.diagnostics.insert(first_pattern_error, Diagnostic(
+                Code.REFUTABLE_LET, "refutable pattern in let binding; refutable patterns belong in `match`", span))
+        for name, var in bound:
+            self.scopes[-1][name] = var
+        return ty == NEVER
+
+    def irrefutable(self, p: A.Pattern, ty: Ty) -> bool:
+        """Does every value of type `ty` match `p`?"""
+        if isinstance(p, A.WildcardPat) or (isinstance(p, A.BindPat) and p.type is None):
+            return True
+        if isinstance(p, A.OrPat):
+            return any(self.irrefutable(a, ty) for a in p.alternatives)
+        test = self.tp.patterns.get(p)
+        if not isinstance(test, TypeTest) or not self.assignable(ty, test.ty):
+            return False
+        if isinstance(p, A.ClassPat):
+            cls = self.items.classes[p.name]
+            return all(self.irrefutable(sub, found[1].ty) for f, sub in p.fields
+                       if (found := cls.field(f)) is not None)
+        return isinstance(p, (A.BindPat, A.PathPat, A.TypePat))
 
     def let_type(self, s: A.Let, ty: Ty) -> Ty:
         if isinstance(s.value, A.MapLit) and not s.value.entries:
@@ -428,7 +465,13 @@ class Checker:
             self.tp.types[target] = var.ty
             return var.ty
         if isinstance(target, A.FieldAccess):
-            return self.expr(target, None)
+            ty = self.expr(target, None)
+            if not isinstance(self.tp.members.get(target), FieldRef) and self.path_of(target.obj) is not None:
+                path = f"{self.path_of(target.obj)}.{target.name}"
+                self.error(Code.SYNTAX, f"invalid assignment target; `{path}` is not a variable, "
+                           "so it cannot be assigned to", target.span)
+                raise CheckAbort
+            return ty
         if isinstance(target, A.Index):
             return self.expr(target, None)
         self.error(Code.SYNTAX, "invalid assignment target", target.span)
@@ -619,8 +662,11 @@ class Checker:
             self.error(Code.NO_MEMBER, f"type `{base}` has no member `{e.name}`", e.span)
             raise CheckAbort
         if full in items.functions and items.functions[full].owner_class == base:
+            # A method named through its class (`Employee.full_name`) takes the receiver first.
             self.tp.members[e] = FuncRef(full)
-            return items.functions[full].func_type()
+            fn = items.functions[full]
+            fty = fn.func_type()
+            return FuncT((ClassT(base), *fty.params), fty.ret) if fn.is_method else fty
         if full in B.FUNCTIONS:
             self.tp.members[e] = BuiltinRef(full)
             sig = B.FUNCTIONS[full]
@@ -1164,8 +1210,7 @@ class Checker:
             self.tp.types[callee] = fn.func_type()
             return self.call_item(e, fn, None)
         if fn is not None and fn.owner_class == base and fn.is_method:
-            self.error(Code.BAD_ARGUMENTS, f"expected {len(fn.params) + 1} argument(s), got {len(e.args)}", e.span)
-            raise CheckAbort
+            return self.call_unbound_method(e, fn, base)
         if full in B.FUNCTIONS:
             self.tp.members[callee] = BuiltinRef(full)
             self.tp.types[callee] = ANY
@@ -1181,6 +1226,20 @@ class Checker:
         for a in e.args:
             self.expr(a.value, None)
         raise CheckAbort
+
+    def call_unbound_method(self, e: A.Call, fn: FuncItem, base: str) -> Ty:
+        """`Employee.full_name(e)`: the method with its receiver passed as the first argument."""
+        required = sum(1 for p in fn.params if p.default is None) + 1
+        positional = sum(1 for a in e.args if a.name is None)
+        if not e.args or e.args[0].name is not None or not required <= positional <= len(fn.params) + 1:
+            self.error(Code.BAD_ARGUMENTS, f"expected {required} argument(s), got {len(e.args)}", e.span)
+            raise CheckAbort
+        receiver = e.args[0].value
+        self.expect_value(receiver, self.expr(receiver, ClassT(base)), ClassT(base), receiver.span)
+        rest = A.Call(e.callee, e.args[1:], e.span)
+        ret = self.call_item(rest, fn, receiver)
+        self.tp.calls[e] = self.tp.calls.pop(rest)
+        return ret
 
     def order_args(self, e: A.Call, names: list[str], defaults: list[A.Expr | None],
                    where: str = "") -> list[A.Expr | None]:

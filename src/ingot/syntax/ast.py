@@ -425,7 +425,18 @@ class ForIn:
     span: Span
 
 
-Stmt = Union[Let, ExprStmt, Assign, Return, Break, Continue, Throw, While, ForC, ForIn]
+@node
+class LetPattern:
+    """`let Point { x, y } = p;` or `let n: int = v else { return 0; };`: bind by a pattern;
+    `otherwise` (which must leave the block) runs when the value does not match."""
+
+    pattern: Pattern
+    value: Expr
+    otherwise: Block | None
+    span: Span
+
+
+Stmt = Union[Let, LetPattern, ExprStmt, Assign, Return, Break, Continue, Throw, While, ForC, ForIn]
 
 
 # -- items --------------------------------------------------------------------

@@ -579,16 +579,32 @@ class Parser:
             value = self.parse_expr()
         return A.Return(value, self.span(t.start)), False
 
-    def parse_let(self) -> A.Let:
+    def parse_let(self) -> A.Let | A.LetPattern:
         start = self.advance().start
+        if not (self.tok.kind is T.IDENT and (self.peek().is_(":") or self.peek().is_("="))):
+            pattern = self.parse_pattern()
+            self.expect("=")
+            return self.parse_let_rest(pattern, start)
         name = self.name_ident("a variable name")
         ty = self.parse_type() if self.eat(":") else None
         if not self.at("="):
             raise self.error("unexpected token", primary=f"expected `'='`, found `{describe(self.tok)}`")
         self.advance()
         value = self.parse_expr()
+        if self.at("else") and self.peek().is_("{"):
+            return self.parse_let_rest(A.BindPat(name.text, ty, self.span(name.start)), start, value)
         self.eat(";")
         return A.Let(name.text, ty, value, self.span(start), self.span(name.start, name.end))
+
+    def parse_let_rest(self, pattern: A.Pattern, start: int, value: A.Expr | None = None) -> A.LetPattern:
+        """After `let <pattern> =`: the value and an optional `else { ... }`."""
+        if value is None:
+            value = self.parse_expr()
+        otherwise = None
+        if self.eat("else"):
+            otherwise = self.parse_block()
+        self.eat(";")
+        return A.LetPattern(pattern, value, otherwise, self.span(start))
 
     def parse_for(self) -> A.Stmt:
         start = self.advance().start

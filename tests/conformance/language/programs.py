@@ -305,3 +305,169 @@ function F(s: string) -> string {
     "b" | "z" => "got b",
   }
 }''')
+
+# ------------------------------------------------------------------ unbound method references
+program("unbound_method_map", "Names", [{}], r'''
+class Employee {
+  first string
+  last string
+  function full_name(self) -> string { self.first + " " + self.last }
+}
+function Names() -> string[] {
+  let staff = [Employee { first: "Ada", last: "Lovelace" }, Employee { first: "Alan", last: "Turing" }];
+  staff.map(Employee.full_name)
+}''')
+
+program("unbound_method_call", "Tags", [{"n": "x"}], r'''
+class Item {
+  n string
+  function plain(self) -> string { self.n }
+  function tagged(self, t: string) -> string { t + self.n }
+}
+function Tags(n: string) -> string[] {
+  let it = Item { n: n };
+  [Item.plain(it), Item.tagged(it, "#")]
+}''')
+
+program("unbound_method_filter", "Adults", [{"ages": [3, 30, 18, 70]}], r'''
+class Person {
+  age int
+  function adult(self) -> bool { self.age >= 18 }
+}
+function Adults(ages: int[]) -> int {
+  let people = ages.map((a: int) -> Person { Person { age: a } });
+  people.filter(Person.adult).length()
+}''')
+
+program("unbound_method_as_value", "Run", [{}], r'''
+class Counter {
+  n int
+  function twice(self) -> int { self.n * 2 }
+}
+function Run() -> int {
+  let f = Counter.twice;
+  f(Counter { n: 21 })
+}''')
+
+program("static_method_value", "Run", [{"xs": [1, 2, 3]}], r'''
+class Math {
+  function square(x: int) -> int { x * x }
+}
+function Run(xs: int[]) -> int[] {
+  xs.map(Math.square)
+}''')
+
+# ------------------------------------------------------------------ let with patterns
+program("let_class_destructure", "Sum", [{"p": {"x": 1, "y": 2}}], r'''
+class Point { x int y int }
+function Sum(p: Point) -> int {
+  let Point { x, y } = p;
+  x + y
+}''')
+
+program("let_class_nested_wildcard", "First", [{}], r'''
+class Pair { a string b string }
+function First() -> string {
+  let Pair { a, b: _ } = Pair { a: "left", b: "right" };
+  a
+}''')
+
+program("let_else_typed", "Next", [{"v": 1}, {"v": "s"}], r'''
+function Next(v: int | string) -> int {
+  let n: int = v else { return -1; };
+  n + 1
+}''')
+
+program("let_else_class", "Size", [{"k": 0}, {"k": 1}], r'''
+class Small { size int }
+class Large { size int extra string }
+function Make(k: int) -> Small | Large {
+  if (k == 0) { Small { size: 5 } } else { Large { size: 50, extra: "x" } }
+}
+function Size(k: int) -> int {
+  let Small { size } = Make(k) else { return -1; };
+  size
+}''')
+
+program("let_else_optional", "Len", [{"s": "abc"}, {"s": None}], r'''
+function Len(s: string?) -> int {
+  let text: string = s else { return 0; };
+  text.length()
+}''')
+
+program("let_else_in_loop", "Count", [{"xs": [1, "a", 2, "b", 3]}], r'''
+function Count(xs: (int | string)[]) -> int {
+  let total = 0;
+  for (let x in xs) {
+    let n: int = x else { continue; };
+    total += n;
+  }
+  total
+}''')
+
+program("let_else_throw", "Parse", [{"v": 4}, {"v": "no"}], r'''
+class Invalid { what string }
+function Need(v: int | string) -> int {
+  let n: int = v else { throw Invalid { what: "not a number" }; };
+  n * 10
+}
+function Parse(v: int | string) -> string {
+  let r = Need(v) catch (e) { Invalid { what } => { return what; } };
+  `${r}`
+}''')
+
+invalid("let_refutable_class", r'''
+class Point { x int y int }
+function F(p: Point) -> int {
+  let Point { x: a, y: let b } = p;
+  b
+}''')
+
+invalid("let_refutable_typed", r'''
+function F(v: int | string) -> int {
+  let Point { x } = v;
+  x
+}''')
+
+invalid("enum_variant_assign", r'''
+enum Shape { Circle Square }
+function F() -> int {
+  Shape.Circle = Shape.Circle;
+  1
+}''')
+
+invalid("unbound_method_no_receiver", r'''
+class E {
+  n string
+  function full(self) -> string { self.n }
+}
+function F() -> string { E.full() }''')
+
+invalid("unbound_method_too_many", r'''
+class E {
+  n string
+  function tag(self, t: string) -> string { t + self.n }
+}
+function F() -> string { E.tag(E { n: "a" }, "b", "c") }''')
+
+invalid("unbound_method_wrong_receiver", r'''
+class E {
+  n string
+  function full(self) -> string { self.n }
+}
+function F() -> string { E.full("x") }''')
+
+invalid("is_binding_not_in_scope", r'''
+function F(v: int | string) -> int {
+  if (v is let n: int) { n + 1 } else { 0 }
+}''')
+
+invalid("throw_catch_statement_value", r'''
+function G() -> int { throw 5; }
+function F() -> int { throw G() catch (e) { _ => 2 } }''')
+
+invalid("fn_type_let_needs_throws", r'''
+function F(n: int) -> int {
+  let f: (int) -> int = (x: int) -> int { x + 1 };
+  f(n)
+}''')
