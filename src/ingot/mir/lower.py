@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ingot.mir import ir
 from ingot.mir.builder import CfgBuilder
 from ingot.semantics import builtins as B
-from ingot.semantics.check import alternatives, is_catch_all
+from ingot.semantics.coverage import alternatives, is_catch_all
 from ingot.semantics.hir import (
     BuiltinRef,
     ClientRef,

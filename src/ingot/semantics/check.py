@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.semantics import builtins as B
+from ingot.semantics.coverage import Coverage, alternatives
 from ingot.semantics.hir import (
     BuiltinMethodRef,
     BuiltinRef,
@@ -887,7 +888,7 @@ class Checker:
                 for name, var in bound:
                     self.scopes[-1][name] = var
                 self.apply_facts(true_facts)
-                then_ty = self.block(e.then, expected)
+                then_ty = self.branch_value(e.then, expected)
             finally:
                 self.pop_scope()
             if e.otherwise is None:
@@ -899,7 +900,7 @@ class Checker:
             try:
                 self.apply_facts(false_facts)
                 else_ty = self.expr(e.otherwise, expected) if isinstance(e.otherwise, A.If) \
-                    else self.block(e.otherwise, expected)
+                    else self.branch_value(e.otherwise, expected)
             finally:
                 self.pop_scope()
             if then_ty == NEVER and else_ty != NEVER:
@@ -913,19 +914,33 @@ class Checker:
             if facts_after:
                 self.narrowed[-1].update(facts_after)
 
+    def branch_value(self, b: A.Block, expected: Ty | None) -> Ty:
+        """A branch's block; a value of the wrong type is reported at the branch, as the engine does."""
+        ty = self.block(b, expected)
+        if expected is not None and ty != NEVER and b.tail is not None and not self.assignable(ty, expected):
+            self.expect_value(b, ty, expected, b.span)
+            return expected
+        return ty
+
     def match(self, e: A.Match, expected: Ty | None) -> Ty:
         scrut = self.expr(e.scrutinee, None)
-        arm_types = self.arms(e.arms, scrut, expected, self.narrowable(e.scrutinee))
-        self.check_exhaustive(e, scrut)
+        coverage = self.coverage(scrut)
+        arm_types = self.arms(e.arms, scrut, expected, self.narrowable(e.scrutinee), coverage)
+        if scrut != ANY and coverage.missing():
+            self.error(Code.NON_EXHAUSTIVE, f"non-exhaustive match on type {scrut}; missing: _", e.span)
         return union(arm_types)
 
+    def coverage(self, scrut: Ty) -> Coverage:
+        def variants(enum: str) -> list[str]:
+            decl = self.items.enums.get(enum)
+            return [v.name for v in decl.variants] if decl is not None else []
+        return Coverage(scrut, self.items, self.tp.patterns, self.assignable, variants)
+
     def arms(self, arms: list[A.MatchArm], scrut: Ty, expected: Ty | None,
-             var: LocalVar | None) -> list[Ty]:
+             var: LocalVar | None, coverage: Coverage | None) -> list[Ty]:
+        """Check each arm; with `coverage` (a match, not a catch) report arms no value reaches."""
         types: list[Ty] = []
-        seen_catch_all = False
         for arm in arms:
-            if seen_catch_all:
-                self.error(Code.UNREACHABLE_ARM, "unreachable arm", arm.body.span)
             self.push_scope()
             try:
                 bound = self.pattern(arm.pattern, scrut)
@@ -934,55 +949,22 @@ class Checker:
                 test = self.tp.patterns.get(arm.pattern)
                 if var is not None and isinstance(test, TypeTest):
                     self.apply_facts({var: self.intersect(self.var_type(var), test.ty)})
+                if coverage is not None:
+                    if arm.guard is None and coverage.covers(arm.pattern):  # as the engine: guarded arms never
+                        self.error(Code.UNREACHABLE_ARM, "unreachable arm", arm.body.span)
+                    if arm.guard is None:
+                        coverage.add(arm.pattern)
                 if arm.guard is not None:
                     facts, _ = self.condition(arm.guard)
                     self.apply_facts(facts)
-                elif is_catch_all(arm.pattern):
-                    seen_catch_all = True
-                types.append(self.expr(arm.body, expected))
+                ty = self.expr(arm.body, expected)
+                if expected is not None and ty != NEVER and not self.assignable(ty, expected):
+                    self.expect_value(arm.body, ty, expected, arm.body.span)  # reported at the arm
+                    ty = expected
+                types.append(ty)
             finally:
                 self.pop_scope()
         return types
-
-    def check_exhaustive(self, e: A.Match, scrut: Ty) -> None:
-        if any(a.guard is None and is_catch_all(a.pattern) for a in e.arms):
-            return
-        if scrut == ANY:
-            return
-        covered: list[Ty] = []
-        variants: set[tuple[str, str]] = set()
-        for arm in e.arms:
-            if arm.guard is not None:
-                continue
-            for p in alternatives(arm.pattern):
-                res = self.tp.patterns.get(p)
-                if isinstance(res, TypeTest):
-                    covered.append(res.ty)
-                elif isinstance(res, VariantTest):
-                    variants.add((res.enum, res.variant))
-                elif isinstance(p, A.LiteralPat):
-                    covered.append(NULL if p.value is None else Lit(p.value))
-                if isinstance(p, A.ArrayPat):
-                    # Array patterns are checked for exhaustiveness by length only loosely:
-                    # together they are taken to cover every array.
-                    covered.append(ListT(ANY))
-        missing: list[Ty] = []
-        for m in members_of(scrut, self.items):
-            if any(self.assignable(m, c) for c in covered):
-                continue
-            if isinstance(m, EnumT):
-                decl = self.items.enums.get(m.name)
-                if decl is not None and all((m.name, v.name) in variants for v in decl.variants):
-                    continue
-                missing.append(m)
-            elif isinstance(m, VariantT) and (m.enum, m.variant) in variants:
-                continue
-            elif m == BOOL and Lit(True) in covered and Lit(False) in covered:
-                continue
-            else:
-                missing.append(m)
-        if missing:
-            self.error(Code.NON_EXHAUSTIVE, f"non-exhaustive match on type {scrut}; missing: _", e.span)
 
     def catch(self, e: A.Catch, expected: Ty | None) -> Ty:
         ty = self.expr(e.expr, expected)
@@ -990,7 +972,7 @@ class Checker:
         try:
             var = self.declare(e.binding, ANY, e.span)
             self.tp.bindings[e] = var
-            arm_types = self.arms(e.arms, ANY, expected, var)
+            arm_types = self.arms(e.arms, ANY, expected, var, None)
         finally:
             self.pop_scope()
         return union([ty, *arm_types])
@@ -1420,25 +1402,6 @@ def strip_unbound(t: Ty) -> Ty:
 class _AnyEnv(dict):  # type: ignore[type-arg]
     def get(self, key, default=None):  # type: ignore[no-untyped-def, override]
         return ANY
-
-
-def is_catch_all(p: A.Pattern) -> bool:
-    if isinstance(p, A.WildcardPat):
-        return True
-    if isinstance(p, A.BindPat):
-        return p.type is None
-    if isinstance(p, A.OrPat):
-        return any(is_catch_all(a) for a in p.alternatives)
-    return False
-
-
-def alternatives(p: A.Pattern) -> list[A.Pattern]:
-    if isinstance(p, A.OrPat):
-        out: list[A.Pattern] = []
-        for a in p.alternatives:
-            out += alternatives(a)
-        return out
-    return [p]
 
 
 def check_module(module: A.Module, allow_any: bool = False) -> tuple[TypedProgram, Items, list[Diagnostic]]:

@@ -471,3 +471,211 @@ function F(n: int) -> int {
   let f: (int) -> int = (x: int) -> int { x + 1 };
   f(n)
 }''')
+
+# ------------------------------------------------------------------ unreachable and missing arms
+invalid("unreachable_duplicate_literal", r'''
+function F(n: int) -> string {
+  match (n) {
+    1 => "a",
+    1 => "b",
+    _ => "c",
+  }
+}''')
+
+invalid("unreachable_duplicate_variant", r'''
+enum Tone { Warm Cold }
+function F(t: Tone) -> string {
+  match (t) {
+    Tone.Warm => "a",
+    Tone.Cold => "b",
+    Tone.Warm => "c",
+  }
+}''')
+
+invalid("unreachable_after_binding", r'''
+function F(n: int) -> string {
+  match (n) {
+    let k => `${k}`,
+    2 => "two",
+  }
+}''')
+
+invalid("unreachable_after_wildcard_twice", r'''
+function F(n: int) -> string {
+  match (n) {
+    _ => "a",
+    2 => "b",
+    3 => "c",
+  }
+}''')
+
+invalid("unreachable_duplicate_type", r'''
+function F(v: int | string) -> string {
+  match (v) {
+    int => "a",
+    int => "b",
+    string => "c",
+  }
+}''')
+
+invalid("unreachable_after_all_variants", r'''
+enum Tone { Warm Cold }
+function F(t: Tone) -> string {
+  match (t) {
+    Tone.Warm => "a",
+    Tone.Cold => "b",
+    _ => "c",
+  }
+}''')
+
+invalid("unreachable_literal_after_type", r'''
+function F(n: int) -> string {
+  match (n) {
+    int => "a",
+    1 => "b",
+  }
+}''')
+
+invalid("unreachable_after_true_false", r'''
+function F(b: bool) -> string {
+  match (b) {
+    true => "a",
+    false => "b",
+    _ => "c",
+  }
+}''')
+
+invalid("unreachable_class_shape_after_class", r'''
+class Box { n int }
+function F(b: Box) -> string {
+  match (b) {
+    Box => "any box",
+    Box { n: 1 } => "one",
+  }
+}''')
+
+# The engine does not report a guarded arm as unreachable, even after the same literal.
+program("guarded_arm_after_same_literal", "F", [{"n": 1}, {"n": 2}], r'''
+function F(n: int) -> string {
+  match (n) {
+    1 => "a",
+    1 if n > 0 => "b",
+    _ => "c",
+  }
+}''')
+
+invalid("unreachable_string_in_or", r'''
+function F(s: string) -> string {
+  match (s) {
+    "a" | "b" => "first",
+    "b" | "a" => "again",
+    _ => "other",
+  }
+}''')
+
+invalid("non_exhaustive_enum", r'''
+enum Tone { Warm Cold Neutral }
+function F(t: Tone) -> string {
+  match (t) {
+    Tone.Warm => "a",
+    Tone.Cold => "b",
+  }
+}''')
+
+invalid("non_exhaustive_union", r'''
+class A { x int }
+class B { y int }
+function F(v: A | B | null) -> int {
+  match (v) {
+    A => 1,
+    null => 0,
+  }
+}''')
+
+invalid("catch_arm_return_wrong_type", r'''
+function G() -> int { throw "x"; }
+function F() -> int {
+  G() catch (e) { _ => { return "s"; } }
+}''')
+
+invalid("catch_arm_let_return_wrong_type", r'''
+function G() -> int { throw "x"; }
+function F() -> int {
+  let v = G() catch (e) { _ => { return "s"; } };
+  v
+}''')
+
+invalid("catch_arm_value_wrong_type", r'''
+function G() -> int { throw "x"; }
+function F() -> int {
+  G() catch (e) { _ => "fallback" }
+}''')
+
+program("overlapping_or_arms", "Kind", [{"n": 2}, {"n": 3}, {"n": 9}], r'''
+function Kind(n: int) -> string {
+  match (n) {
+    1 | 2 => "low",
+    2 | 3 => "mid",
+    _ => "high",
+  }
+}''')
+
+program("guarded_then_same_literal", "Sign", [{"n": 1}, {"n": 0}], r'''
+function Sign(n: int) -> string {
+  match (n) {
+    1 if n > 0 => "guarded one",
+    1 => "one",
+    _ => "other",
+  }
+}''')
+
+program("catch_arms_not_checked_for_reachability", "F", [{}], r'''
+function G() -> int { throw "x"; }
+function F() -> int {
+  G() catch (e) {
+    "x" => 1,
+    "x" => 2,
+  }
+}''')
+
+program("catch_wildcard_then_panic", "F", [{"d": 0}, {"d": 5}], r'''
+function F(d: int) -> int {
+  (10 / d) catch (e) {
+    _ => -1,
+    baml.panics.DivisionByZero => -2,
+  }
+}''')
+
+program("match_class_shapes_then_class", "Describe", [{"n": 1}, {"n": 2}, {"n": 3}], r'''
+class Box { n int }
+function Describe(n: int) -> string {
+  match (Box { n: n }) {
+    Box { n: 1 } => "one",
+    Box { n: 2 } => "two",
+    Box => "other",
+  }
+}''')
+
+program("match_bool_exhaustive", "Word", [{"b": True}, {"b": False}], r'''
+function Word(b: bool) -> string {
+  match (b) {
+    true => "yes",
+    false => "no",
+  }
+}''')
+
+invalid("match_arm_wrong_type", r'''
+function F(n: int) -> int {
+  match (n) { 1 => "a", _ => 2 }
+}''')
+
+invalid("match_arm_wrong_type_in_let", r'''
+function F(n: int) -> int {
+  let x: int = match (n) { 1 => "a", _ => 2 };
+  x
+}''')
+
+invalid("if_branch_wrong_type", r'''
+function F(n: int) -> int {
+  if (n == 1) { "a" } else { 2 }
+}''')
