@@ -148,7 +148,11 @@ class Checker:
         if isinstance(decl.body, A.LlmBody):
             self.check_llm_body(decl, decl.body, params)
             return
-        self.check_body(decl, decl.body, fn.ret, params)
+        self.resolver.type_params = self.resolver.generic_scope(decl, fn.owner_class)
+        try:
+            self.check_body(decl, decl.body, fn.ret, params)
+        finally:
+            self.resolver.type_params = frozenset()
 
     def check_body(self, owner: object, body: A.Block, ret: Ty | None,
                    params: list[tuple[str, Ty, object, Span]]) -> Ty:

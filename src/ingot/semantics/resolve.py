@@ -137,6 +137,9 @@ class Resolver:
         self.diagnostics: list[Diagnostic] = []
         self.allow_any = allow_any
         self.in_param = False  # resolving a parameter's type (see resolve_param_type)
+        # Type parameters in scope (`T` of `class Box<T>`, `function First<T>`): generics are
+        # checked by erasure, a type parameter standing for any type.
+        self.type_params: frozenset[str] = frozenset()
         self._first_def: dict[str, tuple[str, Span]] = {}
 
     def error(self, code: Code, message: str, span: Span, primary: str | None = None,
@@ -193,10 +196,23 @@ class Resolver:
         elif isinstance(item, A.ClientDecl):
             items.clients[name] = item
 
+    def generic_scope(self, decl: A.Function, owner: str | None) -> frozenset[str]:
+        """The type parameters visible in a function: its own and its class's."""
+        cls = self.items.classes.get(owner) if owner is not None else None
+        inherited = cls.decl.type_params if cls is not None and isinstance(cls.decl, A.ClassDecl) else []
+        return frozenset([*decl.type_params, *inherited])
+
     def _fill_class(self, decl: A.ClassDecl) -> None:
         cls = self.items.classes[decl.name]
         if cls.decl is not decl:
             return
+        self.type_params = frozenset(decl.type_params)
+        try:
+            self._fill_class_members(decl, cls)
+        finally:
+            self.type_params = frozenset()
+
+    def _fill_class_members(self, decl: A.ClassDecl, cls: ClassItem) -> None:
         seen: set[str] = set()
         for f in decl.fields:
             if f.name in seen:
@@ -237,9 +253,13 @@ class Resolver:
         name = decl.name if owner is None else f"{owner}.{decl.name}"
         if owner is None and self.items.functions.get(name) is not None:
             return
-        params = [ParamInfo(p.name, self.resolve_param_type(p.type) if p.type else ANY, p.default)
-                  for p in decl.params]
-        ret = self.resolve_type(decl.ret) if decl.ret else ANY
+        outer, self.type_params = self.type_params, self.generic_scope(decl, owner)
+        try:
+            params = [ParamInfo(p.name, self.resolve_param_type(p.type) if p.type else ANY, p.default)
+                      for p in decl.params]
+            ret = self.resolve_type(decl.ret) if decl.ret else ANY
+        finally:
+            self.type_params = outer
         self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self)
 
     # -- type expressions -----------------------------------------------------
@@ -273,6 +293,10 @@ class Resolver:
 
     def _named(self, t: A.NamedType) -> Ty:
         items, name = self.items, t.name
+        for arg in t.args:  # erased, but they must name types
+            self.resolve_type(arg)
+        if name in self.type_params:
+            return ANY
         if name in PRIMS:
             return PRIMS[name]
         if name in items.classes:

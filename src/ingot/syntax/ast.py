@@ -37,6 +37,7 @@ class Attribute:
 class NamedType:
     name: str  # "int", "Point", "baml.panics.DivisionByZero"
     span: Span
+    args: list[TypeExpr] = field(default_factory=list)  # `Box<int>`
 
 
 @node
@@ -459,6 +460,7 @@ class Function:
     doc: str | None = None
     attributes: list[Attribute] = field(default_factory=list)
     has_self: bool = False
+    type_params: list[str] = field(default_factory=list)  # `function First<T>(...)`
 
 
 @node
@@ -479,6 +481,7 @@ class ClassDecl:
     span: Span
     name_span: Span
     doc: str | None = None
+    type_params: list[str] = field(default_factory=list)  # `class Box<T>`
 
 
 @node

@@ -199,9 +199,47 @@ class Parser:
         return attrs
 
     # -- functions ----------------------------------------------------------
+    def parse_type_params(self) -> list[str]:
+        """`<T, U>` after a function or class name (or nothing)."""
+        names: list[str] = []
+        if self.eat("<"):
+            while not self.at(">"):
+                names.append(self.name_ident("a type parameter").text)
+                if not self.eat(","):
+                    break
+            self.expect_close_angle()
+        return names
+
+    def parse_type_args(self) -> list[A.TypeExpr]:
+        self.expect("<")
+        args: list[A.TypeExpr] = []
+        while not self.at(">") and not self.at(">>"):
+            args.append(self.parse_type())
+            if not self.eat(","):
+                break
+        self.expect_close_angle()
+        return args
+
+    def looks_like_type_args(self) -> bool:
+        """At `<` after a name in an expression: `Id<int>(x)` or `Box<int> { ... }`, not `a < b`."""
+        depth, j = 0, self.i
+        while True:
+            tk = self.toks[j]
+            if tk.is_("<"):
+                depth += 1
+            elif tk.is_(">") or tk.is_(">>"):
+                depth -= 1 if tk.is_(">") else 2
+                if depth <= 0:
+                    nxt = self.toks[j + 1]
+                    return depth == 0 and (nxt.is_("(") or nxt.is_("{"))
+            elif not (tk.kind is T.IDENT or tk.text in (",", "[", "]", "?", "|", ".", "(", ")", "->")):
+                return False
+            j += 1
+
     def parse_function(self, doc: str | None, in_class: bool = False) -> A.Function:
         start = self.expect("function").start
         name = self.name_ident("a function name")
+        type_params = self.parse_type_params()
         self.expect("(")
         params: list[A.Param] = []
         has_self = False
@@ -229,7 +267,7 @@ class Parser:
         else:
             body = self.parse_block(function_body=True)
         return A.Function(name.text, params, ret, throws, body, self.span(start),
-                          self.span(name.start, name.end), doc, [], has_self)
+                          self.span(name.start, name.end), doc, [], has_self, type_params)
 
     def parse_param(self, require_type: bool) -> A.Param:
         name = self.name_ident("a parameter name")
@@ -267,6 +305,7 @@ class Parser:
     def parse_class(self, doc: str | None) -> A.ClassDecl:
         start = self.expect("class").start
         name = self.name_ident("a class name")
+        type_params = self.parse_type_params()
         self.expect("{")
         fields: list[A.FieldDecl] = []
         methods: list[A.Function] = []
@@ -288,7 +327,7 @@ class Parser:
         self.expect("}")
         attrs += pending
         return A.ClassDecl(name.text, fields, methods, attrs, self.span(start),
-                           self.span(name.start, name.end), doc)
+                           self.span(name.start, name.end), doc, type_params)
 
     def parse_field(self, doc: str | None) -> A.FieldDecl:
         name = self.ident("a field name")
@@ -482,9 +521,8 @@ class Parser:
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
                 name += "." + self.advance().text
-            if self.at("<"):
-                raise self.error("generic types are not supported yet", code=Code.UNSUPPORTED)
-            return A.NamedType(name, self.span(t.start))
+            args = self.parse_type_args() if self.at("<") else []
+            return A.NamedType(name, self.span(t.start), args)
         raise self.error("unexpected token", primary=f"expected a type, found `{describe(t)}`")
 
     # -- blocks and statements ----------------------------------------------
@@ -837,6 +875,8 @@ class Parser:
                 raise self.error("unexpected token",
                                  primary=f"expected an expression, found keyword `{text}`")
             self.advance()
+            if self.at("<") and self.looks_like_type_args():
+                self.parse_type_args()  # checked by erasure: type arguments are not kept
             if not no_class_lit and self.at("{") and self.looks_like_class_lit():
                 return self.parse_class_lit(t)
             return A.Name(text, self.span(t.start, t.end))

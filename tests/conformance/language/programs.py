@@ -679,3 +679,71 @@ invalid("if_branch_wrong_type", r'''
 function F(n: int) -> int {
   if (n == 1) { "a" } else { 2 }
 }''')
+
+# ------------------------------------------------------------------ generics (checked by erasure)
+program("generic_identity", "Run", [{"n": 4}], r'''
+function Id<T>(x: T) -> T { x }
+function Run(n: int) -> int[] {
+  [Id(n), Id<int>(n + 1)]
+}''')
+
+program("generic_first_or_null", "Head", [{"xs": ["a", "b"]}, {"xs": []}], r'''
+function First<T>(xs: T[]) -> T? {
+  if (xs.length() > 0) { xs[0] } else { null }
+}
+function Head(xs: string[]) -> string {
+  First(xs) ?? "none"
+}''')
+
+program("generic_class_literal", "Unbox", [{"n": 4}], r'''
+class Box<T> { value T }
+function Unbox(n: int) -> int {
+  let b = Box<int> { value: n };
+  b.value * 2
+}''')
+
+program("generic_class_method", "Get", [{"n": 4}], r'''
+class Box<T> {
+  value T
+  function get(self) -> T { self.value }
+}
+function Get(n: int) -> int {
+  let b: Box<int> = Box { value: n };
+  b.get() + 1
+}''')
+
+program("generic_pair_return", "Make", [{"n": 4}], r'''
+class Pair<A, B> { first A second B }
+function Make(n: int) -> Pair<int, string> {
+  Pair<int, string> { first: n, second: `#${n}` }
+}''')
+
+program("generic_map_values", "Lengths", [{"words": ["a", "bcd", ""]}], r'''
+function Apply<T, U>(xs: T[], f: (T) -> U) -> U[] {
+  let out: U[] = [];
+  for (let x in xs) { out.push(f(x)); }
+  out
+}
+function Lengths(words: string[]) -> int[] {
+  Apply(words, (w: string) -> int { w.length() })
+}''')
+
+program("generic_nested_type_args", "Count", [{}], r'''
+class Bag<T> { items T[] }
+function Count() -> int {
+  let b = Bag<map<string, int>> { items: [{"a": 1}, {"b": 2}] };
+  b.items.length()
+}''')
+
+program("generic_less_than_still_compares", "Less", [{"a": 1, "b": 2}, {"a": 3, "b": 2}], r'''
+function Less(a: int, b: int) -> bool {
+  let x = a < b;
+  x
+}''')
+
+invalid("generic_unknown_type_argument", r'''
+class Box<T> { value T }
+function F() -> int {
+  let b: Box<Missing> = Box { value: 1 };
+  1
+}''')
