@@ -747,3 +747,491 @@ function F() -> int {
   let b: Box<Missing> = Box { value: 1 };
   1
 }''')
+
+# ------------------------------------------------------------------ everyday programs around LLM calls
+program("classify_ticket", "Route", [{"text": "my card was charged twice"}, {"text": "app crashes on start"}, {"text": "hello"}], r'''
+enum Team { Billing Engineering Support }
+class Ticket { text string team Team priority int }
+function Route(text: string) -> string {
+  let team = if (text.includes("charge") || text.includes("refund")) {
+    Team.Billing
+  } else if (text.includes("crash") || text.includes("error")) {
+    Team.Engineering
+  } else {
+    Team.Support
+  };
+  let t = Ticket { text: text, team: team, priority: if (team == Team.Engineering) { 1 } else { 3 } };
+  match (t.team) {
+    Team.Billing => `billing:${t.priority}`,
+    Team.Engineering => `eng:${t.priority}`,
+    Team.Support => `support:${t.priority}`,
+  }
+}''')
+
+program("extract_fields_optional", "Summary", [{"r": {"name": "Ada", "email": None, "age": 36}}, {"r": {"name": "Bob", "email": "b@x.io", "age": None}}], r'''
+class Resume { name string email string? age int? }
+function Summary(r: Resume) -> string {
+  let contact = r.email ?? "no email";
+  let age = `${r.age ?? 0}`;
+  `${r.name} <${contact}> ${age}`
+}''')
+
+program("score_answers", "Score", [{"answers": ["A", "b", "C", "d"], "key": ["A", "B", "D", "D"]}], r'''
+function Score(answers: string[], key: string[]) -> int {
+  let score = 0;
+  for (let i = 0; i < answers.length(); i += 1) {
+    if (answers[i].to_upper_case() == key[i]) {
+      score += 1;
+    }
+  }
+  score
+}''')
+
+program("word_counts_map", "Counts", [{"text": "a b a c b a"}], r'''
+function Counts(text: string) -> map<string, int> {
+  let counts: map<string, int> = {};
+  for (let w in text.split(" ")) {
+    counts[w] = (counts[w] ?? 0) + 1;
+  }
+  counts
+}''')
+
+program("nested_class_update", "Bump", [{}], r'''
+class Usage { prompt int completion int }
+class Reply { text string usage Usage }
+function Bump() -> int {
+  let r = Reply { text: "hi", usage: Usage { prompt: 10, completion: 5 } };
+  r.usage.completion += 7;
+  r.usage.prompt + r.usage.completion
+}''')
+
+program("retry_loop_with_catch", "Attempts", [{"fail_until": 2}, {"fail_until": 9}], r'''
+class Flaky { attempt int }
+function Call(attempt: int, fail_until: int) -> string {
+  if (attempt < fail_until) { throw Flaky { attempt: attempt }; }
+  `ok after ${attempt}`
+}
+function Attempts(fail_until: int) -> string {
+  let attempt = 0;
+  while (attempt < 5) {
+    let r = Call(attempt, fail_until) catch (e) {
+      Flaky { attempt } => { null }
+    };
+    if (r != null) { return r; }
+    attempt += 1;
+  }
+  "gave up"
+}''')
+
+program("closure_counter", "Count", [{"n": 4}], r'''
+function Count(n: int) -> int {
+  let calls = 0;
+  let tick = () -> int { calls += 1; calls };
+  for (let i = 0; i < n; i += 1) { tick(); }
+  calls * 10 + tick()
+}''')
+
+program("closure_captures_loop_var", "Fns", [{}], r'''
+function Fns() -> int[] {
+  let fs: ((int) -> int throws never)[] = [];
+  for (let k in [1, 2, 3]) {
+    fs.push((x: int) -> int { x * k });
+  }
+  fs.map((f: (int) -> int throws never) -> int { f(10) })
+}''')
+
+program("recursive_tree_sum", "Sum", [{}], r'''
+class Node { value int children Node[] }
+function Total(n: Node) -> int {
+  let s = n.value;
+  for (let c in n.children) { s += Total(c); }
+  s
+}
+function Sum() -> int {
+  Total(Node { value: 1, children: [Node { value: 2, children: [] }, Node { value: 3, children: [Node { value: 4, children: [] }] }] })
+}''')
+
+program("match_union_types", "Render", [{"v": 3}, {"v": "x"}, {"v": [1, 2]}, {"v": None}], r'''
+function Render(v: int | string | int[] | null) -> string {
+  match (v) {
+    int => "number",
+    string => "text",
+    int[] => "list",
+    null => "nothing",
+  }
+}''')
+
+program("match_bind_typed", "Double", [{"v": 3}, {"v": "ab"}], r'''
+function Double(v: int | string) -> string {
+  match (v) {
+    let n: int => `${n * 2}`,
+    let s: string => s + s,
+  }
+}''')
+
+program("match_guard_ranges", "Bucket", [{"n": -5}, {"n": 0}, {"n": 7}, {"n": 50}], r'''
+function Bucket(n: int) -> string {
+  match (n) {
+    let k if k < 0 => "negative",
+    0 => "zero",
+    let k if k < 10 => "small",
+    _ => "large",
+  }
+}''')
+
+program("match_array_patterns", "Shape", [{"xs": []}, {"xs": [1]}, {"xs": [1, 2, 3]}], r'''
+function Shape(xs: int[]) -> string {
+  match (xs) {
+    [] => "empty",
+    [let only] => `one ${only}`,
+    [let first, ..let rest] => `first ${first} then ${rest.length()}`,
+  }
+}''')
+
+program("match_class_fields", "Area", [{"k": 0}, {"k": 1}, {"k": 2}], r'''
+class Circle { r int }
+class Rect { w int h int }
+function Make(k: int) -> Circle | Rect {
+  match (k) { 0 => Circle { r: 2 }, 1 => Rect { w: 2, h: 3 }, _ => Rect { w: 0, h: 9 } }
+}
+function Area(k: int) -> int {
+  match (Make(k)) {
+    Circle { r } => 3 * r * r,
+    Rect { w: 0 } => 0,
+    Rect { w, h } => w * h,
+  }
+}''')
+
+program("optional_chaining", "City", [{"u": {"name": "a", "address": {"city": "Paris"}}}, {"u": {"name": "b", "address": None}}], r'''
+class Address { city string }
+class User { name string address Address? }
+function City(u: User) -> string {
+  u.address?.city ?? "unknown"
+}''')
+
+program("if_let_narrowing", "Describe", [{"v": 5}, {"v": None}], r'''
+function Describe(v: int?) -> string {
+  if let n: int = v {
+    `got ${n + 1}`
+  } else {
+    "none"
+  }
+}''')
+
+program("null_check_narrowing", "Len", [{"s": "hello"}, {"s": None}], r'''
+function Len(s: string?) -> int {
+  if (s == null) { return -1; }
+  s.length()
+}''')
+
+program("template_multiline", "Prompt", [{"name": "Ada", "items": ["x", "y"]}], r'''
+function Prompt(name: string, items: string[]) -> string {
+  let list = items.join(", ");
+  `Hello ${name}!
+You have ${items.length()} items: ${list}.`
+}''')
+
+program("string_methods_chain", "Clean", [{"s": "  Hello World  "}], r'''
+function Clean(s: string) -> string[] {
+  let t = s.trim();
+  [t.to_lower_case(), t.replace("World", "BAML"), `${t.length()}`]
+}''')
+
+program("array_methods_chain", "Stats", [{"xs": [5, 3, 8, 1]}], r'''
+function Stats(xs: int[]) -> int[] {
+  let doubled = xs.map((x: int) -> int { x * 2 });
+  let big = doubled.filter((x: int) -> bool { x > 5 });
+  [doubled.length(), big.length(), big[0]]
+}''')
+
+program("map_keys_iteration", "Keys", [{"m": {"b": 2, "a": 1}}], r'''
+function Keys(m: map<string, int>) -> string {
+  let out = "";
+  for (let k in m.keys()) {
+    out += `${k}=${m[k]};`;
+  }
+  out
+}''')
+
+program("while_break_continue_sum", "Sum", [{"n": 10}], r'''
+function Sum(n: int) -> int {
+  let i = 0;
+  let s = 0;
+  while (true) {
+    i += 1;
+    if (i > n) { break; }
+    if (i % 3 == 0) { continue; }
+    s += i;
+  }
+  s
+}''')
+
+program("block_expression_value", "Calc", [{"a": 2, "b": 3}], r'''
+function Calc(a: int, b: int) -> int {
+  let r = {
+    let t = a * b;
+    t + 1
+  };
+  r * 2
+}''')
+
+program("int_division_and_modulo", "Div", [{"a": 7, "b": 2}, {"a": -7, "b": 2}, {"a": 1, "b": 0}], r'''
+function Div(a: int, b: int) -> int[] {
+  [a / b, a % b]
+}''')
+
+program("float_arithmetic", "Avg", [{"xs": [1.5, 2.5, 3.0]}], r'''
+function Avg(xs: float[]) -> float {
+  let s = 0.0;
+  for (let x in xs) { s += x; }
+  s / 3.0
+}''')
+
+program("class_method_self_update", "Run", [{}], r'''
+class Counter {
+  n int
+  function bump(self, by: int) -> int {
+    self.n += by;
+    self.n
+  }
+}
+function Run() -> int[] {
+  let c = Counter { n: 1 };
+  [c.bump(2), c.bump(3), c.n]
+}''')
+
+program("static_method_constructor", "Run", [{"n": 3}], r'''
+class Range {
+  lo int
+  hi int
+  function upto(n: int) -> Range { Range { lo: 0, hi: n } }
+  function size(self) -> int { self.hi - self.lo }
+}
+function Run(n: int) -> int {
+  Range.upto(n).size()
+}''')
+
+program("enum_in_class_field", "Count", [{}], r'''
+enum Status { Open Closed }
+class Issue { id int status Status }
+function Count() -> int {
+  let issues = [Issue { id: 1, status: Status.Open }, Issue { id: 2, status: Status.Closed }, Issue { id: 3, status: Status.Open }];
+  issues.filter((i: Issue) -> bool { i.status == Status.Open }).length()
+}''')
+
+program("throw_user_class_escapes", "Check", [{"n": 1}, {"n": -1}], r'''
+class NegativeInput { value int }
+function Check(n: int) -> int {
+  if (n < 0) { throw NegativeInput { value: n }; }
+  n
+}''')
+
+program("catch_rethrow_other", "Run", [{"k": 0}, {"k": 1}], r'''
+class A { }
+class B { }
+function Raise(k: int) -> int {
+  if (k == 0) { throw A { }; }
+  throw B { };
+}
+function Run(k: int) -> int {
+  Raise(k) catch (e) {
+    A => 1,
+  }
+}''')
+
+program("nested_catch", "Run", [{"d": 0}, {"d": 2}], r'''
+function Inner(d: int) -> int {
+  (10 / d) catch (e) { baml.panics.DivisionByZero => { throw "inner"; } }
+}
+function Run(d: int) -> string {
+  let v = Inner(d) catch (e) { "inner" => -1 };
+  `${v}`
+}''')
+
+program("index_out_of_range_panic", "At", [{"i": 1}, {"i": 5}], r'''
+function At(i: int) -> int {
+  let xs = [10, 20, 30];
+  xs[i]
+}''')
+
+program("catch_index_panic", "At", [{"i": 1}, {"i": 5}], r'''
+function At(i: int) -> int {
+  let xs = [10, 20, 30];
+  xs[i] catch (e) { baml.panics.IndexOutOfBounds => -1 }
+}''')
+
+program("truthiness_conditions", "Truthy", [{}], r'''
+function Truthy() -> bool[] {
+  let out: bool[] = [];
+  for (let s in ["", "a"]) { out.push(if (s) { true } else { false }); }
+  out.push(!0);
+  out.push([0] || false);
+  out
+}''')
+
+program("short_circuit", "Run", [{}], r'''
+function Boom() -> bool { throw "boom"; }
+function Run() -> bool[] {
+  [false && Boom(), true || Boom()]
+}''')
+
+program("shadowing_in_blocks", "Run", [{"x": 1}], r'''
+function Run(x: int) -> int[] {
+  let x = x + 10;
+  let inner = {
+    let x = x * 2;
+    x
+  };
+  [x, inner]
+}''')
+
+program("type_alias_union", "Label", [{"v": 1}, {"v": "a"}], r'''
+type Id = int | string;
+function Label(v: Id) -> string {
+  match (v) {
+    int => "numeric",
+    string => "textual",
+  }
+}''')
+
+program("default_param_by_name", "Greet", [{"name": "Ada"}], r'''
+function Hello(name: string, greeting: string = "Hello") -> string { `${greeting}, ${name}` }
+function Greet(name: string) -> string[] {
+  [Hello(name), Hello(name, greeting = "Hi")]
+}''')
+
+program("global_const", "Limit", [{"n": 5}, {"n": 50}], r'''
+const MAX_TOKENS = 10;
+function Limit(n: int) -> int {
+  if (n > MAX_TOKENS) { MAX_TOKENS } else { n }
+}''')
+
+program("compound_assignments", "Ops", [{"n": 6}], r'''
+function Ops(n: int) -> int[] {
+  let a = n;
+  a += 2;
+  a *= 3;
+  a -= 4;
+  a /= 2;
+  a %= 7;
+  let b = n;
+  b <<= 2;
+  b |= 1;
+  [a, b]
+}''')
+
+program("string_concat_loop", "Join", [{"xs": ["a", "b", "c"]}], r'''
+function Join(xs: string[]) -> string {
+  let out = "";
+  for (let i = 0; i < xs.length(); i += 1) {
+    if (i > 0) { out += "-"; }
+    out += xs[i];
+  }
+  out
+}''')
+
+program("early_return_in_loop", "Find", [{"xs": [4, 7, 9], "t": 7}, {"xs": [1], "t": 3}], r'''
+function Find(xs: int[], t: int) -> int {
+  for (let i = 0; i < xs.length(); i += 1) {
+    if (xs[i] == t) { return i; }
+  }
+  -1
+}''')
+
+program("match_string_scrutinee", "Sentiment", [{"s": "good"}, {"s": "bad"}, {"s": "meh"}], r'''
+function Sentiment(s: string) -> int {
+  match (s) {
+    "good" | "great" => 1,
+    "bad" | "awful" => -1,
+    _ => 0,
+  }
+}''')
+
+program("match_null_and_value", "Or", [{"v": None}, {"v": 4}], r'''
+function Or(v: int?) -> int {
+  match (v) {
+    null => 0,
+    let n: int => n,
+  }
+}''')
+
+program("match_without_parens", "Sign", [{"n": 3}, {"n": 0}], r'''
+function Sign(n: int) -> string {
+  match n {
+    0 => "zero",
+    _ => "nonzero",
+  }
+}''')
+
+program("if_without_parens", "Abs", [{"n": -3}, {"n": 2}], r'''
+function Abs(n: int) -> int {
+  if n < 0 { -n } else { n }
+}''')
+
+program("lambda_returning_class", "Names", [{"xs": ["a", "b"]}], r'''
+class Tag { name string }
+function Names(xs: string[]) -> Tag[] {
+  xs.map((x: string) -> Tag { Tag { name: x.to_upper_case() } })
+}''')
+
+program("map_of_classes", "Total", [{}], r'''
+class Price { cents int }
+function Total() -> int {
+  let prices: map<string, Price> = { "a": Price { cents: 150 }, "b": Price { cents: 250 } };
+  let s = 0;
+  for (let k in prices.keys()) { s += prices[k].cents; }
+  s
+}''')
+
+program("array_of_optional", "Present", [{"xs": [1, None, 3]}], r'''
+function Present(xs: int?[]) -> int {
+  let s = 0;
+  for (let x in xs) {
+    if (x != null) { s += x; }
+  }
+  s
+}''')
+
+program("spread_class_literal", "Update", [{}], r'''
+class Config { model string temperature float retries int }
+function Update() -> Config {
+  let base = Config { model: "gpt", temperature: 0.5, retries: 1 };
+  Config { ...base, retries: 3 }
+}''')
+
+program("int_overflow_panic", "Mul", [{"a": 3, "b": 4}, {"a": 4611686018427387903, "b": 2}], r'''
+function Mul(a: int, b: int) -> int {
+  a * b
+}''')
+
+program("recursion_fib", "Fib", [{"n": 10}], r'''
+function Fib(n: int) -> int {
+  if (n < 2) { n } else { Fib(n - 1) + Fib(n - 2) }
+}''')
+
+program("for_in_over_string_chars", "Vowels", [{"s": "education"}], r'''
+function Vowels(s: string) -> int {
+  let n = 0;
+  for (let c in s.split("")) {
+    if (c is "a" | "e" | "i" | "o" | "u") { n += 1; }
+  }
+  n
+}''')
+
+program("nested_functions_values", "Compose", [{"n": 3}], r'''
+function Inc(x: int) -> int { x + 1 }
+function Dbl(x: int) -> int { x * 2 }
+function Compose(n: int) -> int[] {
+  let fs = [Inc, Dbl, Inc];
+  let out: int[] = [];
+  let v = n;
+  for (let f in fs) { v = f(v); out.push(v); }
+  out
+}''')
+
+# The engine does not narrow a field path (`r.age`) by a null test, only locals.
+invalid("field_path_not_narrowed", r'''
+class Resume { name string age int? }
+function F(r: Resume) -> string {
+  if (r.age != null) { `${r.age}` } else { "?" }
+}''')
