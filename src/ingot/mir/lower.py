@@ -31,7 +31,7 @@ from ingot.semantics.hir import (
     VariantTest,
 )
 from ingot.semantics.resolve import Items
-from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, Ty
+from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, ClassT, Ty
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
@@ -848,6 +848,8 @@ class Lowerer:
                 raise self.unsupported("`ctx.output_format()` outside a prompt", e.span)
             return ir.Copy(self.var_local(self.st.output_format))
         args = self.operands(info.args, e.span)
+        if info.kind == "interface":
+            return self.interface_call(info.target, args, e)
         if info.kind in ("function", "method"):
             callee: ir.Callee = ir.FnCallee(info.target)
         elif info.kind == "builtin":
@@ -862,6 +864,27 @@ class Lowerer:
         nxt = self.new_block()
         self.cfg.terminate(ir.Call(callee, tuple(args), dest, nxt, e.span))
         self.switch_to(nxt)
+        return ir.Copy(dest)
+
+
+    def interface_call(self, target: str, args: list[ir.Operand], e: A.Call) -> ir.Operand:
+        """`shape.area()` on an interface-typed value: test the receiver's class, call its method."""
+        interface, method = target.split(".")
+        classes = self.items.implementors[interface]
+        receiver = self.materialize(args[0], e.span)
+        dest = self.temp(self.type_of(e))
+        join = self.new_block()
+        for i, cls in enumerate(classes):
+            nxt = None
+            if i < len(classes) - 1:  # the last class needs no test
+                call_bb, nxt = self.new_block(), self.new_block()
+                is_cls = self.rvalue_operand(ir.IsType(receiver, ClassT(cls)), e.span, BOOL)
+                self.cfg.terminate(ir.Branch(is_cls, call_bb, nxt, e.span))
+                self.switch_to(call_bb)
+            self.cfg.terminate(ir.Call(ir.FnCallee(f"{cls}.{method}"), (receiver, *args[1:]), dest, join, e.span))
+            if nxt is not None:
+                self.switch_to(nxt)
+        self.switch_to(join)
         return ir.Copy(dest)
 
 

@@ -22,6 +22,7 @@ from ingot.semantics.hir import (
     ConstRef,
     FieldRef,
     FuncRef,
+    InterfaceMethodRef,
     LocalRef,
     LocalVar,
     MethodRef,
@@ -699,6 +700,13 @@ class Checker:
         return self.member_of(e, t, obj_ty, err_span or e.span)
 
     def member_of(self, e: A.FieldAccess, t: Ty, obj_ty: Ty, err_span: Span) -> Ty:
+        if isinstance(obj_ty, AliasT) and obj_ty.name in self.items.interfaces:
+            sig = next((m for m in self.items.interfaces[obj_ty.name].methods if m.name == e.name), None)
+            impls = self.items.implementors.get(obj_ty.name, [])
+            if sig is not None and impls:
+                fn = self.items.functions[f"{impls[0]}.{e.name}"]
+                self.tp.members[e] = InterfaceMethodRef(obj_ty.name, e.name)
+                return fn.func_type()
         if isinstance(t, ClassT) and t.name in self.items.classes:
             cls = self.items.classes[t.name]
             found = cls.field(e.name)
@@ -938,7 +946,8 @@ class Checker:
         def variants(enum: str) -> list[str]:
             decl = self.items.enums.get(enum)
             return [v.name for v in decl.variants] if decl is not None else []
-        return Coverage(scrut, self.items, self.tp.patterns, self.assignable, variants)
+        return Coverage(scrut, self.items, self.tp.patterns, self.assignable, variants,
+                        frozenset(self.items.interfaces))
 
     def arms(self, arms: list[A.MatchArm], scrut: Ty, expected: Ty | None,
              var: LocalVar | None, coverage: Coverage | None) -> list[Ty]:
@@ -1177,6 +1186,12 @@ class Checker:
             res = self.tp.members.get(callee)
             if isinstance(res, MethodRef):
                 return self.call_item(e, self.items.functions[res.name], callee.obj)
+            if isinstance(res, InterfaceMethodRef):
+                first = self.items.implementors[res.interface][0]
+                ret = self.call_item(e, self.items.functions[f"{first}.{res.method}"], callee.obj)
+                info = self.tp.calls[e]
+                self.tp.calls[e] = CallInfo("interface", f"{res.interface}.{res.method}", info.args)
+                return ret
             if isinstance(res, BuiltinMethodRef):
                 kind, name = res.key.split(".", 1)
                 sig = B.METHODS[kind][name]

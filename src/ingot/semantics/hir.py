@@ -86,6 +86,14 @@ class MethodRef:
 
 
 @dataclass(frozen=True, slots=True)
+class InterfaceMethodRef:
+    """A method called through an interface-typed value: dispatched on the receiver's class."""
+
+    interface: str
+    method: str
+
+
+@dataclass(frozen=True, slots=True)
 class BuiltinMethodRef:
     """A built-in method bound to its receiver (`s.length`): "string.length"."""
 
@@ -105,6 +113,7 @@ class CallInfo:
       "method"    user method `target`; args[0] is the receiver
       "builtin"   built-in `target` ("string.length", "int.parse"); receiver first for methods
       "value"     call a function value: args[0] is the callee expression
+      "interface" method `target` ("Shape.area") of the receiver's class; args[0] is the receiver
     args are in parameter order with defaults filled in; None never appears.
     """
 

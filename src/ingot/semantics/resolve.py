@@ -6,6 +6,7 @@ items declared later in the file (BAML has no declaration order).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from ingot.runtime.errors import ERRORS, PANICS
@@ -88,6 +89,9 @@ class Items:
     consts: dict[str, A.Const] = field(default_factory=dict)
     clients: dict[str, A.ClientDecl] = field(default_factory=dict)
     tests: list[A.TestDecl] = field(default_factory=list)
+    interfaces: dict[str, A.InterfaceDecl] = field(default_factory=dict)
+    # The classes implementing each interface; the interface as a type is their union.
+    implementors: dict[str, list[str]] = field(default_factory=dict)
 
     def alias_target(self, name: str) -> Ty:
         return self.alias_types.get(name, ANY)
@@ -155,6 +159,7 @@ class Resolver:
         items.alias_types["baml.panics.Panic"] = union(ClassT(info.name) for info in PANICS.values())
         for item in self.module.items:
             self._declare(item)
+        self._declare_interface_types()
         for alias in items.aliases.values():
             items.alias_types[alias.name] = self.resolve_type(alias.type)
         for item in self.module.items:
@@ -164,7 +169,58 @@ class Resolver:
                 self._check_enum(item)
             elif isinstance(item, A.Function):
                 self._declare_function(item, None)
+        for item in self.module.items:
+            if isinstance(item, A.InterfaceDecl):
+                self._check_interface(item)
+            elif isinstance(item, A.ImplDecl):
+                self._fill_impl(item)
         return items
+
+    # -- interfaces -------------------------------------------------------------
+    def _declare_interface_types(self) -> None:
+        """An interface, as a type, is the union of the classes that implement it."""
+        items = self.items
+        for item in self.module.items:
+            if isinstance(item, A.ImplDecl) and item.interface in items.interfaces \
+                    and item.target in items.classes:
+                items.implementors.setdefault(item.interface, []).append(item.target)
+        for name in items.interfaces:
+            items.alias_types[name] = union(ClassT(c) for c in items.implementors.get(name, []))
+
+    def _check_interface(self, decl: A.InterfaceDecl) -> None:
+        for m in decl.methods:
+            if m.throws is None:
+                self.error(Code.INTERFACE_THROWS, f"interface method `{m.name}` on `{decl.name}` must declare an "
+                           "explicit `throws` clause", m.name_span)
+
+    def _fill_impl(self, impl: A.ImplDecl) -> None:
+        """The block's methods become the class's; default methods it leaves out are copied in."""
+        iface = self.items.interfaces.get(impl.interface)
+        if iface is None:
+            self.error(Code.UNSUPPORTED if impl.interface.startswith("baml.") else Code.UNRESOLVED_TYPE,
+                       f"unresolved interface: {impl.interface}", impl.interface_span)
+            return
+        cls = self.items.classes.get(impl.target)
+        if cls is None or not isinstance(cls.decl, A.ClassDecl):
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.target}", impl.target_span)
+            return
+        methods = list(impl.methods)
+        given = {m.name for m in methods}
+        for m in iface.methods:
+            if m.name in given:
+                continue
+            if m.abstract:
+                self.error(Code.MISSING_IMPL, f"missing implementation of method `{m.name}` required by "
+                           f"interface `{iface.name}`", impl.interface_span)
+                continue
+            # Each implementing class gets its own copy of a default method (its own `self`).
+            methods.append(copy.deepcopy(m, {id(m.span.source): m.span.source}))
+        for m in methods:
+            if m.name in cls.methods or cls.field(m.name) is not None:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate field `{cls.name}.{m.name}`", m.name_span)
+                continue
+            cls.methods[m.name] = m
+            self._declare_function(m, cls.name)
 
     def _declare(self, item: A.Item) -> None:
         items = self.items
@@ -175,8 +231,10 @@ class Resolver:
             for sub in item.items:
                 self._declare(sub)
             return
+        if isinstance(item, A.ImplDecl):
+            return
         kind = {A.Function: "function", A.ClassDecl: "class", A.EnumDecl: "enum", A.TypeAlias: "type",
-                A.Const: "const", A.ClientDecl: "client"}[type(item)]
+                A.Const: "const", A.ClientDecl: "client", A.InterfaceDecl: "interface"}[type(item)]
         name = item.name
         if name in self._first_def:
             first_kind, first_span = self._first_def[name]
@@ -195,6 +253,8 @@ class Resolver:
             items.consts[name] = item
         elif isinstance(item, A.ClientDecl):
             items.clients[name] = item
+        elif isinstance(item, A.InterfaceDecl):
+            items.interfaces[name] = item
 
     def generic_scope(self, decl: A.Function, owner: str | None) -> frozenset[str]:
         """The type parameters visible in a function: its own and its class's."""

@@ -461,6 +461,7 @@ class Function:
     attributes: list[Attribute] = field(default_factory=list)
     has_self: bool = False
     type_params: list[str] = field(default_factory=list)  # `function First<T>(...)`
+    abstract: bool = False  # an interface method without a body
 
 
 @node
@@ -542,7 +543,30 @@ class TestSet:
     span: Span
 
 
-Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, Const, ClientDecl, TestDecl, TestSet]
+@node
+class InterfaceDecl:
+    """`interface Shape { function area(self) -> int throws never }`; methods may have a default body."""
+
+    name: str
+    methods: list[Function]
+    requires: list[str]
+    span: Span
+    name_span: Span
+
+
+@node
+class ImplDecl:
+    """`implements Shape for Square { ...methods... }` (also spelled `implement`)."""
+
+    interface: str
+    target: str
+    methods: list[Function]
+    span: Span
+    interface_span: Span
+    target_span: Span
+
+
+Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, Const, ClientDecl, TestDecl, TestSet, InterfaceDecl, ImplDecl]
 
 
 @node

@@ -159,6 +159,10 @@ class Parser:
             return self.parse_type_alias()
         if t.is_("const"):
             return self.parse_const()
+        if t.is_("interface") and self.peek().kind is T.IDENT:
+            return self.parse_interface()
+        if (t.is_("implements") or t.is_("implement")) and self.peek().kind is T.IDENT:
+            return self.parse_impl()
         if t.is_("client"):
             return self.parse_client()
         if t.is_("test"):
@@ -236,7 +240,48 @@ class Parser:
                 return False
             j += 1
 
-    def parse_function(self, doc: str | None, in_class: bool = False) -> A.Function:
+    def parse_interface(self) -> A.InterfaceDecl:
+        start = self.advance().start
+        name = self.name_ident("an interface name")
+        requires: list[str] = []
+        if self.eat("requires"):
+            requires.append(self.dotted_type_name())
+            while self.eat(","):
+                requires.append(self.dotted_type_name())
+        self.expect("{")
+        methods: list[A.Function] = []
+        while not self.at("}"):
+            methods.append(self.parse_function(self.doc_at(self.i), in_class=True, abstract_ok=True))
+        self.expect("}")
+        return A.InterfaceDecl(name.text, methods, requires, self.span(start), self.span(name.start, name.end))
+
+    def parse_impl(self) -> A.ImplDecl:
+        start = self.advance().start
+        iface_start = self.tok.start
+        iface = self.dotted_type_name()
+        iface_span = self.span(iface_start)
+        if self.at("<"):
+            self.parse_type_args()
+        self.expect("for")
+        target = self.name_ident("a class name")
+        self.expect("{")
+        methods: list[A.Function] = []
+        while not self.at("}"):
+            if self.at("type"):
+                raise self.error("associated types are not supported yet", code=Code.UNSUPPORTED)
+            methods.append(self.parse_function(self.doc_at(self.i), in_class=True))
+        self.expect("}")
+        return A.ImplDecl(iface, target.text, methods, self.span(start), iface_span,
+                          self.span(target.start, target.end))
+
+    def dotted_type_name(self) -> str:
+        name = self.ident("a type name").text
+        while self.at(".") and self.peek().kind is T.IDENT:
+            self.advance()
+            name += "." + self.advance().text
+        return name
+
+    def parse_function(self, doc: str | None, in_class: bool = False, abstract_ok: bool = False) -> A.Function:
         start = self.expect("function").start
         name = self.name_ident("a function name")
         type_params = self.parse_type_params()
@@ -262,12 +307,15 @@ class Parser:
             self.advance()
             throws = self.parse_type()
         body: A.Block | A.LlmBody
-        if self.at("{") and self.peek().is_("client") and self.peek(2).is_(":"):
+        abstract = abstract_ok and not self.at("{")
+        if abstract:
+            body = A.Block([], None, self.span(start))
+        elif self.at("{") and self.peek().is_("client") and self.peek(2).is_(":"):
             body = self.parse_llm_body()
         else:
             body = self.parse_block(function_body=True)
         return A.Function(name.text, params, ret, throws, body, self.span(start),
-                          self.span(name.start, name.end), doc, [], has_self, type_params)
+                          self.span(name.start, name.end), doc, [], has_self, type_params, abstract)
 
     def parse_param(self, require_type: bool) -> A.Param:
         name = self.name_ident("a parameter name")

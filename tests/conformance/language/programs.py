@@ -1235,3 +1235,161 @@ class Resume { name string age int? }
 function F(r: Resume) -> string {
   if (r.age != null) { `${r.age}` } else { "?" }
 }''')
+
+# ------------------------------------------------------------------ interfaces
+program("interface_dispatch", "Areas", [{"n": 2}], r'''
+interface Shape {
+  function area(self) -> int throws never
+}
+class Square { side int }
+implements Shape for Square {
+  function area(self) -> int throws never { self.side * self.side }
+}
+class Circle { r int }
+implements Shape for Circle {
+  function area(self) -> int throws never { 3 * self.r * self.r }
+}
+function Areas(n: int) -> int[] {
+  let shapes: Shape[] = [Square { side: n }, Circle { r: n }, Square { side: n + 1 }];
+  shapes.map((s: Shape) -> int { s.area() })
+}''')
+
+program("interface_match_binding", "Name", [{"k": 0}, {"k": 1}], r'''
+interface Named {
+  function name(self) -> string throws never
+}
+class Agent { id string }
+implements Named for Agent {
+  function name(self) -> string throws never { `agent ${self.id}` }
+}
+class Anonymous { }
+function Name(k: int) -> string {
+  let v = if (k == 0) { Agent { id: "7" } } else { Anonymous { } };
+  match (v) {
+    let n: Named => n.name(),
+    _ => "unnamed",
+  }
+}''')
+
+program("interface_default_method", "Greet", [{"who": "Ada"}], r'''
+interface Greeter {
+  function name(self) -> string throws never
+  function greet(self) -> string throws never { "hello " + self.name() }
+}
+class Person { n string }
+implements Greeter for Person {
+  function name(self) -> string throws never { self.n }
+}
+function Greet(who: string) -> string {
+  let g: Greeter = Person { n: who };
+  g.greet()
+}''')
+
+program("interface_requires", "Step", [{}], r'''
+interface Provider {
+  function name(self) -> string throws never
+}
+interface ToolProvider requires Provider {
+  function step(self) -> string throws never
+}
+class OpenAi { }
+implements Provider for OpenAi {
+  function name(self) -> string throws never { "openai" }
+}
+implements ToolProvider for OpenAi {
+  function step(self) -> string throws never { "native-tools" }
+}
+function Step() -> string {
+  let p: Provider = OpenAi { };
+  match (p) {
+    let t: ToolProvider => `${p.name()}:${t.step()}`,
+    _ => "plain",
+  }
+}''')
+
+program("interface_is_test", "Check", [{"k": 0}, {"k": 1}], r'''
+interface Shape {
+  function area(self) -> int throws never
+}
+class Square { side int }
+implements Shape for Square {
+  function area(self) -> int throws never { self.side }
+}
+class Label { text string }
+function Check(k: int) -> bool {
+  let v = if (k == 0) { Square { side: 1 } } else { Label { text: "x" } };
+  v is Shape
+}''')
+
+program("interface_method_with_args", "Run", [{"x": 5}], r'''
+interface Scorer {
+  function score(self, x: int) -> int throws never
+}
+class Doubler { }
+implements Scorer for Doubler {
+  function score(self, x: int) -> int throws never { x * 2 }
+}
+class Offset { by int }
+implements Scorer for Offset {
+  function score(self, x: int) -> int throws never { x + self.by }
+}
+function Best(scorers: Scorer[], x: int) -> int {
+  let best = 0;
+  for (let s in scorers) {
+    let v = s.score(x);
+    if (v > best) { best = v; }
+  }
+  best
+}
+function Run(x: int) -> int {
+  Best([Doubler { }, Offset { by: 100 }], x)
+}''')
+
+program("interface_method_called_directly", "Area", [{"n": 3}], r'''
+interface Shape {
+  function area(self) -> int throws never
+}
+class Square { side int }
+implements Shape for Square {
+  function area(self) -> int throws never { self.side * self.side }
+}
+function Area(n: int) -> int {
+  Square { side: n }.area()
+}''')
+
+invalid("interface_method_needs_throws", r'''
+interface Shape {
+  function area(self) -> int
+}
+function F() -> int { 1 }''')
+
+invalid("interface_missing_method", r'''
+interface Shape {
+  function area(self) -> int throws never
+}
+class Square { side int }
+implements Shape for Square { }
+function F() -> int { 1 }''')
+
+invalid("interface_not_implemented", r'''
+interface Shape {
+  function area(self) -> int throws never
+}
+class Square { side int }
+function F() -> int {
+  let s: Shape = Square { side: 1 };
+  1
+}''')
+
+invalid("interface_unknown_method", r'''
+interface Shape {
+  function area(self) -> int throws never
+}
+class Square { side int }
+implements Shape for Square {
+  function area(self) -> int throws never { self.side }
+}
+function F() -> int {
+  let s: Shape = Square { side: 1 };
+  s.perimeter()
+}''')
