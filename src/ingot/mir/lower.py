@@ -18,6 +18,7 @@ from ingot.semantics import builtins as B
 from ingot.semantics.coverage import alternatives, is_catch_all
 from ingot.semantics.hir import (
     BuiltinRef,
+    CallInfo,
     ClientRef,
     ConstRef,
     FieldRef,
@@ -703,6 +704,8 @@ class Lowerer:
                 t = self.temp(self.type_of(e))
                 self.into(e, t)
                 return ir.Copy(t)
+            if e in self.tp.calls:  # an operator a class implements (`baml.ops.Add`): a method call
+                return self.method_call(self.tp.calls[e], e.span, self.type_of(e))
             left = self.operand(e.left)
             if has_effects(e.right):
                 left = self.materialize(left, e.span)
@@ -866,6 +869,14 @@ class Lowerer:
         self.switch_to(nxt)
         return ir.Copy(dest)
 
+
+    def method_call(self, info: CallInfo, span: Span, ty: Ty) -> ir.Operand:
+        args = self.operands(info.args, span)
+        dest = self.temp(ty)
+        nxt = self.new_block()
+        self.cfg.terminate(ir.Call(ir.FnCallee(info.target), tuple(args), dest, nxt, span))
+        self.switch_to(nxt)
+        return ir.Copy(dest)
 
     def interface_call(self, target: str, args: list[ir.Operand], e: A.Call) -> ir.Operand:
         """`shape.area()` on an interface-typed value: test the receiver's class, call its method."""

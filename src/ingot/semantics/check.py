@@ -778,8 +778,19 @@ class Checker:
             if self.assignable(right, base):
                 return base
             return union([base, right])
+        lt = expand(left, self.items)
+        if isinstance(lt, ClassT) and (lt.name, e.op) in self.items.operators:
+            return self.operator_call(e, self.items.functions[self.items.operators[(lt.name, e.op)]])
         right = self.expr(e.right, None)
         return self.binary_type(e.op, left, right, e.span)
+
+    def operator_call(self, e: A.Binary, fn: FuncItem) -> Ty:
+        """`a + b` on a class implementing `baml.ops.Add`: the call `a.add(b)`."""
+        call = A.Call(A.FieldAccess(e.left, fn.name.rsplit(".", 1)[1], False, e.span, e.op_span),
+                      [A.Arg(None, e.right, e.right.span)], e.span)
+        ret = self.call_item(call, fn, e.left)
+        self.tp.calls[e] = self.tp.calls.pop(call)
+        return ret
 
     def binary_type(self, op: str, left: Ty, right: Ty, span: Span) -> Ty:
         if op in EQUALITY:

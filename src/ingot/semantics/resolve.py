@@ -92,9 +92,18 @@ class Items:
     interfaces: dict[str, A.InterfaceDecl] = field(default_factory=dict)
     # The classes implementing each interface; the interface as a type is their union.
     implementors: dict[str, list[str]] = field(default_factory=dict)
+    # `implements baml.ops.Add for V`: (class, operator) -> the method `a + b` calls.
+    operators: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def alias_target(self, name: str) -> Ty:
         return self.alias_types.get(name, ANY)
+
+
+# The operator interfaces a class may implement: interface -> (operator, method). The engine
+# defines only `baml.ops.Add` (`baml.ops.Sub` and the others are unresolved types there).
+OPERATOR_INTERFACES = {
+    "baml.ops.Add": ("+", "add"),
+}
 
 
 def builtin_classes() -> dict[str, ClassItem]:
@@ -187,6 +196,25 @@ class Resolver:
         for name in items.interfaces:
             items.alias_types[name] = union(ClassT(c) for c in items.implementors.get(name, []))
 
+    def _fill_operator_impl(self, impl: A.ImplDecl) -> None:
+        """`implements baml.ops.Add<V> for V { function add(self, rhs: V) -> V ... }`: `a + b` calls it."""
+        cls = self.items.classes.get(impl.target)
+        if cls is None or not isinstance(cls.decl, A.ClassDecl):
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.target}", impl.target_span)
+            return
+        op, method = OPERATOR_INTERFACES[impl.interface]
+        for m in impl.methods:
+            if m.name in cls.methods or cls.field(m.name) is not None:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate field `{cls.name}.{m.name}`", m.name_span)
+                continue
+            cls.methods[m.name] = m
+            self._declare_function(m, cls.name)
+        if method not in cls.methods:
+            self.error(Code.MISSING_IMPL, f"missing implementation of method `{method}` required by "
+                       f"interface `{impl.interface}`", impl.interface_span)
+            return
+        self.items.operators[(cls.name, op)] = f"{cls.name}.{method}"
+
     def _check_interface(self, decl: A.InterfaceDecl) -> None:
         for m in decl.methods:
             if m.throws is None:
@@ -195,10 +223,12 @@ class Resolver:
 
     def _fill_impl(self, impl: A.ImplDecl) -> None:
         """The block's methods become the class's; default methods it leaves out are copied in."""
+        if impl.interface in OPERATOR_INTERFACES:
+            self._fill_operator_impl(impl)
+            return
         iface = self.items.interfaces.get(impl.interface)
         if iface is None:
-            self.error(Code.UNSUPPORTED if impl.interface.startswith("baml.") else Code.UNRESOLVED_TYPE,
-                       f"unresolved interface: {impl.interface}", impl.interface_span)
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.interface}", impl.interface_span)
             return
         cls = self.items.classes.get(impl.target)
         if cls is None or not isinstance(cls.decl, A.ClassDecl):

@@ -267,8 +267,13 @@ class Parser:
         self.expect("{")
         methods: list[A.Function] = []
         while not self.at("}"):
-            if self.at("type"):
-                raise self.error("associated types are not supported yet", code=Code.UNSUPPORTED)
+            if self.at("type"):  # `type Output = V;`: the result type, read from the method itself
+                self.advance()
+                self.name_ident("an associated type name")
+                self.expect("=")
+                self.parse_type()
+                self.eat(";")
+                continue
             methods.append(self.parse_function(self.doc_at(self.i), in_class=True))
         self.expect("}")
         return A.ImplDecl(iface, target.text, methods, self.span(start), iface_span,

@@ -1393,3 +1393,40 @@ function F() -> int {
   let s: Shape = Square { side: 1 };
   s.perimeter()
 }''')
+
+# ------------------------------------------------------------------ operator interfaces
+program("ops_add_class", "Total", [{"n": 3}], r'''
+class Tokens { n int }
+implements baml.ops.Add<Tokens> for Tokens {
+  type Output = Tokens;
+  function add(self, rhs: Tokens) -> Tokens throws never { Tokens { n: self.n + rhs.n } }
+}
+function Total(n: int) -> int {
+  let t = Tokens { n: n } + Tokens { n: 10 } + Tokens { n: 100 };
+  t.n
+}''')
+
+program("ops_add_other_operand", "Shift", [{"n": 3}], r'''
+class Cursor { pos int }
+implements baml.ops.Add<int> for Cursor {
+  type Output = Cursor;
+  function add(self, rhs: int) -> Cursor throws never { Cursor { pos: self.pos + rhs } }
+}
+function Shift(n: int) -> int {
+  (Cursor { pos: n } + 4).pos
+}''')
+
+invalid("ops_sub_not_an_interface", r'''
+class Money { cents int }
+implements baml.ops.Sub<Money> for Money {
+  type Output = Money;
+  function sub(self, rhs: Money) -> Money throws never { Money { cents: self.cents - rhs.cents } }
+}
+function F() -> int { 1 }''')
+
+invalid("ops_add_without_impl", r'''
+class Money { cents int }
+function F() -> int {
+  let m = Money { cents: 1 } + Money { cents: 2 };
+  m.cents
+}''')
