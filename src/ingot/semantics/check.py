@@ -701,9 +701,9 @@ class Checker:
 
     def member_of(self, e: A.FieldAccess, t: Ty, obj_ty: Ty, err_span: Span) -> Ty:
         if isinstance(obj_ty, AliasT) and obj_ty.name in self.items.interfaces:
-            sig = next((m for m in self.items.interfaces[obj_ty.name].methods if m.name == e.name), None)
+            declared = any(m.name == e.name for m in self.items.interfaces[obj_ty.name].methods)
             impls = self.items.implementors.get(obj_ty.name, [])
-            if sig is not None and impls:
+            if declared and impls:
                 fn = self.items.functions[f"{impls[0]}.{e.name}"]
                 self.tp.members[e] = InterfaceMethodRef(obj_ty.name, e.name)
                 return fn.func_type()

@@ -100,7 +100,8 @@ class BuiltinMethodRef:
     key: str
 
 
-MemberRes = Union[FieldRef, VariantRef, MethodRef, BuiltinMethodRef, FuncRef, BuiltinRef, TypeRef, ConstRef]
+MemberRes = Union[FieldRef, VariantRef, MethodRef, InterfaceMethodRef, BuiltinMethodRef, FuncRef, BuiltinRef, TypeRef,
+                  ConstRef]
 
 
 # -- calls ----------------------------------------------------------------------
@@ -145,7 +146,7 @@ class TypedProgram:
     types: dict[object, Ty] = field(default_factory=dict)  # expr -> type
     names: dict[A.Name, NameRes] = field(default_factory=dict)
     members: dict[A.FieldAccess, MemberRes] = field(default_factory=dict)
-    calls: dict[A.Call, CallInfo] = field(default_factory=dict)
+    calls: dict[A.Call | A.Binary, CallInfo] = field(default_factory=dict)  # Binary: `baml.ops.Add`
     bindings: dict[object, LocalVar] = field(default_factory=dict)  # Let/Param/ForIn/BindPat/Catch -> var
     patterns: dict[object, PatternRes] = field(default_factory=dict)
     locals_of: dict[object, list[LocalVar]] = field(default_factory=dict)  # owner -> its vars

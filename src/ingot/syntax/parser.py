@@ -924,6 +924,9 @@ class Parser:
                 # A diverging statement used as a value (`0 => return 0,`): a block that never ends.
                 stmt, _ = self.parse_stmt_no_semicolon()
                 return A.Block([stmt], None, stmt.span)
+            if text == "b" and self.peek().kind is T.STRING and self.peek().start == t.end:
+                raise self.error("byte strings (`b\"...\"`, the `uint8array` type) are not supported yet",
+                                 code=Code.UNSUPPORTED)
             if text in ("let", "while", "for", "function", "class", "enum"):
                 raise self.error("unexpected token",
                                  primary=f"expected an expression, found keyword `{text}`")
