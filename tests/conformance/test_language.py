@@ -85,3 +85,25 @@ def test_invalid(baml, message):
     first = list(info.value.diagnostics)[0]
     got = (str(first.code), first.span.start.line, first.span.start.column)
     assert got == (want_code, int(line), int(col)), f"{baml.name}: ingot {got} {first.message!r}; engine: {message}"
+
+
+# ----------------------------------------------------------------------------- engine re-check (slow)
+def _engine_run():
+    """`run` from extra/make.py, the same code generate.py recorded the corpus with."""
+    pytest.importorskip("baml_bridge")
+    pytest.importorskip("pydantic")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_conformance_make", CORPUS.parent / "extra" / "make.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec_path", sorted(CORPUS.glob("*.json")), ids=lambda p: p.stem)
+def test_engine_still_agrees(spec_path):
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    src = spec_path.with_suffix(".baml").read_text(encoding="utf-8")
+    got = _engine_run()(src, spec["function"], [c["args"] for c in spec["cases"]])
+    assert got == spec["cases"], f"{spec_path.stem}: the engine now answers {got}"
