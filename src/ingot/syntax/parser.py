@@ -1135,7 +1135,7 @@ class Parser:
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
                 path.append(self.advance().text)
-            if self.at("{") and not (no_class_pat and not self.looks_like_class_lit()):
+            if self.at("{") and not no_class_pat:  # in `if v is A { ... }` the brace opens the body
                 return self.parse_class_pattern(".".join(path), t.start)
             if self.at("?") or (self.at("[") and self.peek().is_("]")):
                 self.i = saved  # re-read the path as the start of a type

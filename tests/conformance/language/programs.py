@@ -1430,3 +1430,9 @@ function F() -> int {
   let m = Money { cents: 1 } + Money { cents: 2 };
   m.cents
 }''')
+
+program("is_class_without_parens", "Get", [{"v": 3}, {"v": {"x": 9}}], r'''
+class A { x int }
+function Get(v: A | int) -> int {
+  if v is A { v.x } else { -1 }
+}''')
