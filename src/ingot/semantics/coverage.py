@@ -58,6 +58,7 @@ class Coverage:
         # Interfaces: other classes may implement them, so a test for one covers nothing.
         self.open_types = open_types
         self.types: list[Ty] = []
+        self.loose_types: list[Ty] = []
         self.literals: set[tuple[type, object]] = set()
         self.variants: set[tuple[str, str]] = set()
         self.everything = False
@@ -74,8 +75,9 @@ class Coverage:
                 else:
                     self.literals.add((type(alt.value), alt.value))
             elif isinstance(alt, A.ArrayPat):
-                # Array patterns are taken together to cover every array (length is not tracked).
-                self.types.append(ListT(ANY))
+                # For exhaustiveness, array patterns are taken together to cover every array
+                # (length is not tracked); they never make a later arm unreachable.
+                self.loose_types.append(ListT(ANY))
             elif isinstance(alt, A.ClassPat):
                 if all(is_catch_all(sub) for _, sub in alt.fields):
                     self.add_test(self.patterns.get(alt))
@@ -98,7 +100,7 @@ class Coverage:
         if self.everything:
             return True
         if is_catch_all(p):
-            return not self.missing()
+            return not self.missing(strict=True)
         if isinstance(p, A.LiteralPat):
             if p.value is None:
                 return self.covers_type(NULL)
@@ -119,13 +121,16 @@ class Coverage:
             return (bool, True) in self.literals and (bool, False) in self.literals
         return False
 
-    def missing(self) -> list[Ty]:
-        """The scrutinee's member types that no recorded pattern fully covers."""
+    def missing(self, strict: bool = False) -> list[Ty]:
+        """The scrutinee's member types that no recorded pattern fully covers (`strict`: not
+        counting array patterns as covering every array)."""
         if self.everything:
             return []
         out: list[Ty] = []
         for m in members_of(self.scrutinee, self.env):
             if isinstance(m, VariantT) and (m.enum, m.variant) in self.variants:
+                continue
+            if not strict and any(self.assignable(m, c) for c in self.loose_types):
                 continue
             if not self.covers_type(m):
                 out.append(m)

@@ -1436,3 +1436,67 @@ class A { x int }
 function Get(v: A | int) -> int {
   if v is A { v.x } else { -1 }
 }''')
+
+program("is_pattern_in_while", "Drain", [{"xs": [1, 2, 3, 9, 1]}], r'''
+function Drain(xs: int[]) -> int {
+  let i = 0;
+  while (i < xs.length() && xs[i] is 1 | 2 | 3) {
+    i += 1;
+  }
+  i
+}''')
+
+program("or_binding_in_catch", "Code", [{"k": 0}, {"k": 1}], r'''
+class Timeout { code int }
+class Refused { code int }
+function Call(k: int) -> int {
+  if (k == 0) { throw Timeout { code: 408 }; }
+  throw Refused { code: 503 };
+}
+function Code(k: int) -> int {
+  Call(k) catch (e) {
+    Timeout { code } | Refused { code } => code,
+  }
+}''')
+
+program("or_binding_array_patterns", "Edge", [{"xs": [7]}, {"xs": [1, 8]}, {"xs": []}], r'''
+function Edge(xs: int[]) -> int {
+  match (xs) {
+    [let v] | [_, let v] => v,
+    _ => -1,
+  }
+}''')
+
+program("let_else_nested_class", "Model", [{"k": 0}, {"k": 1}], r'''
+class Choice { text string }
+class Refusal { reason string }
+class Reply { body Choice | Refusal }
+function Model(k: int) -> string {
+  let r = Reply { body: if (k == 0) { Choice { text: "42" } } else { Refusal { reason: "no" } } };
+  let Choice { text } = r.body else { return "refused"; };
+  text
+}''')
+
+program("generic_function_with_lambda", "Pick", [{"xs": [3, 8, 1]}], r'''
+function Max<T>(xs: T[], key: (T) -> int) -> T? {
+  let best: T? = null;
+  let best_key = 0;
+  for (let x in xs) {
+    let k = key(x);
+    if (best == null || k > best_key) { best = x; best_key = k; }
+  }
+  best
+}
+function Pick(xs: int[]) -> int {
+  Max(xs, (x: int) -> int { x }) ?? -1
+}''')
+
+program("for_const_over_classes", "Names", [{}], r'''
+class User { name string admin bool }
+function Names() -> string[] {
+  let out: string[] = [];
+  for (const u in [User { name: "a", admin: true }, User { name: "b", admin: false }]) {
+    if (u.admin) { out.push(u.name); }
+  }
+  out
+}''')
