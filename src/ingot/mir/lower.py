@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from ingot.mir import ir
 from ingot.mir.builder import CfgBuilder
 from ingot.semantics import builtins as B
-from ingot.semantics.check import alternatives, is_catch_all
 from ingot.semantics.clients import ROLE_CLOSE, ROLE_OPEN
+from ingot.semantics.coverage import alternatives, is_catch_all
 from ingot.semantics.hir import (
     BuiltinRef,
+    CallInfo,
     ClientRef,
     ConstRef,
     FieldRef,
@@ -32,7 +33,7 @@ from ingot.semantics.hir import (
     VariantTest,
 )
 from ingot.semantics.resolve import Items
-from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, Ty
+from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, ClassT, Ty
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
 
@@ -220,6 +221,8 @@ class Lowerer:
             if var.captured:
                 self.cfg.push(ir.StorageLive(local, s.span))
             self.assign(local, ir.Use(value), s.span)
+        elif isinstance(s, A.LetPattern):
+            self.let_pattern(s)
         elif isinstance(s, A.ExprStmt):
             self.effect(s.expr)
         elif isinstance(s, A.Assign):
@@ -251,6 +254,17 @@ class Lowerer:
             self.for_in(s)
         else:
             raise AssertionError(s)
+
+    def let_pattern(self, s: A.LetPattern) -> None:
+        value = self.materialize(self.operand(s.value), s.value.span)
+        matched, failed = self.new_block(), self.new_block()
+        self.pattern(s.pattern, value, matched, failed)
+        self.switch_to(failed)
+        if s.otherwise is not None:
+            self.effect(s.otherwise)
+        if not self.cfg.is_terminated():  # the checker proved the pattern cannot fail here
+            self.cfg.terminate(ir.Unreachable(s.span))
+        self.switch_to(matched)
 
     def effect(self, e: A.Expr) -> None:
         """Evaluate for side effects only."""
@@ -384,6 +398,9 @@ class Lowerer:
         if isinstance(cond, A.Unary) and cond.op == "!":
             self.branch_on(cond.operand, else_bb, then_bb)
             return
+        if isinstance(cond, A.IsPattern):
+            self.pattern(cond.pattern, self.operand(cond.expr), then_bb, else_bb)
+            return
         value = self.operand(cond)
         self.cfg.terminate(ir.Branch(value, then_bb, else_bb, cond.span))
 
@@ -402,7 +419,7 @@ class Lowerer:
             self.match_into(e, dest)
         elif isinstance(e, A.Catch):
             self.catch_into(e, dest)
-        elif isinstance(e, A.Binary) and e.op in ("&&", "||"):
+        elif (isinstance(e, A.Binary) and e.op in ("&&", "||")) or isinstance(e, A.IsPattern):
             t_bb, f_bb, join = self.new_block(), self.new_block(), self.new_block()
             self.branch_on(e, t_bb, f_bb)
             for bb, val in ((t_bb, True), (f_bb, False)):
@@ -594,6 +611,12 @@ class Lowerer:
         if isinstance(p, A.ArrayPat):
             self.array_pattern(p, value, on_match, on_fail)
             return
+        if isinstance(p, A.TypePat):
+            res = self.tp.patterns[p]
+            assert isinstance(res, TypeTest)
+            ok = self.rvalue_operand(ir.IsType(value, res.ty), p.span, BOOL)
+            self.cfg.terminate(ir.Branch(ok, on_match, on_fail, p.span))
+            return
         if isinstance(p, A.OrPat):
             for alt in p.alternatives[:-1]:
                 nxt = self.new_block()
@@ -679,6 +702,8 @@ class Lowerer:
                 t = self.temp(self.type_of(e))
                 self.into(e, t)
                 return ir.Copy(t)
+            if e in self.tp.calls:  # an operator a class implements (`baml.ops.Add`): a method call
+                return self.method_call(self.tp.calls[e], e.span, self.type_of(e))
             left = self.operand(e.left)
             if has_effects(e.right):
                 left = self.materialize(left, e.span)
@@ -689,7 +714,7 @@ class Lowerer:
             test = self.tp.patterns[e]
             assert isinstance(test, TypeTest)
             return self.rvalue_operand(ir.IsType(value, test.ty), e.span, BOOL)
-        if isinstance(e, (A.Block, A.If, A.Match, A.Catch)):
+        if isinstance(e, (A.Block, A.If, A.Match, A.Catch, A.IsPattern)):
             t = self.temp(self.type_of(e))
             self.into(e, t)
             return ir.Copy(t)
@@ -827,6 +852,8 @@ class Lowerer:
             role = self.operands(info.args, e.span)[0]
             return self.rvalue_operand(ir.Format((ROLE_OPEN, role, ROLE_CLOSE)), e.span, STRING)
         args = self.operands(info.args, e.span)
+        if info.kind == "interface":
+            return self.interface_call(info.target, args, e)
         if info.kind in ("function", "method"):
             callee: ir.Callee = ir.FnCallee(info.target)
         elif info.kind == "builtin":
@@ -844,6 +871,35 @@ class Lowerer:
         return ir.Copy(dest)
 
 
+    def method_call(self, info: CallInfo, span: Span, ty: Ty) -> ir.Operand:
+        args = self.operands(info.args, span)
+        dest = self.temp(ty)
+        nxt = self.new_block()
+        self.cfg.terminate(ir.Call(ir.FnCallee(info.target), tuple(args), dest, nxt, span))
+        self.switch_to(nxt)
+        return ir.Copy(dest)
+
+    def interface_call(self, target: str, args: list[ir.Operand], e: A.Call) -> ir.Operand:
+        """`shape.area()` on an interface-typed value: test the receiver's class, call its method."""
+        interface, method = target.split(".")
+        classes = self.items.implementors[interface]
+        receiver = self.materialize(args[0], e.span)
+        dest = self.temp(self.type_of(e))
+        join = self.new_block()
+        for i, cls in enumerate(classes):
+            nxt = None
+            if i < len(classes) - 1:  # the last class needs no test
+                call_bb, nxt = self.new_block(), self.new_block()
+                is_cls = self.rvalue_operand(ir.IsType(receiver, ClassT(cls)), e.span, BOOL)
+                self.cfg.terminate(ir.Branch(is_cls, call_bb, nxt, e.span))
+                self.switch_to(call_bb)
+            self.cfg.terminate(ir.Call(ir.FnCallee(f"{cls}.{method}"), (receiver, *args[1:]), dest, join, e.span))
+            if nxt is not None:
+                self.switch_to(nxt)
+        self.switch_to(join)
+        return ir.Copy(dest)
+
+
 def has_effects(e: A.Expr) -> bool:
     """Could evaluating `e` change a local read before it (a call, an assignment)?"""
     if isinstance(e, (A.IntLit, A.FloatLit, A.StringLit, A.BoolLit, A.NullLit, A.Name, A.Lambda)):
@@ -856,7 +912,7 @@ def has_effects(e: A.Expr) -> bool:
         return has_effects(e.operand)
     if isinstance(e, A.Binary):
         return has_effects(e.left) or has_effects(e.right)
-    if isinstance(e, A.IsType):
+    if isinstance(e, (A.IsType, A.IsPattern)):
         return has_effects(e.expr)
     if isinstance(e, A.ArrayLit):
         return any(has_effects(x) for x in e.elements)

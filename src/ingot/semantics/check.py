@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.semantics import builtins as B
+from ingot.semantics.coverage import Coverage, alternatives
 from ingot.semantics.hir import (
     BuiltinMethodRef,
     BuiltinRef,
@@ -21,6 +22,7 @@ from ingot.semantics.hir import (
     ConstRef,
     FieldRef,
     FuncRef,
+    InterfaceMethodRef,
     LocalRef,
     LocalVar,
     MethodRef,
@@ -147,7 +149,11 @@ class Checker:
         if isinstance(decl.body, A.LlmBody):
             self.check_llm_body(decl, decl.body, params)
             return
-        self.check_body(decl, decl.body, fn.ret, params)
+        self.resolver.type_params = self.resolver.generic_scope(decl, fn.owner_class)
+        try:
+            self.check_body(decl, decl.body, fn.ret, params)
+        finally:
+            self.resolver.type_params = frozenset()
 
     def check_body(self, owner: object, body: A.Block, ret: Ty | None,
                    params: list[tuple[str, Ty, object, Span]]) -> Ty:
@@ -293,6 +299,8 @@ class Checker:
                 if narrowed is not None:
                     self.apply_facts({var: narrowed})
             return ty == NEVER
+        if isinstance(s, A.LetPattern):
+            return self.let_pattern(s)
         if isinstance(s, A.ExprStmt):
             return self.expr(s.expr, None) == NEVER
         if isinstance(s, A.Assign):
@@ -353,6 +361,41 @@ class Checker:
                 self.pop_scope()
             return False
         raise AssertionError(s)
+
+    def let_pattern(self, s: A.LetPattern) -> bool:
+        declared = s.pattern.type if isinstance(s.pattern, A.BindPat) else None
+        ty = self.expr(s.value, self.resolver.resolve_type(declared) if declared is not None else None)
+        if isinstance(s.pattern, A.ClassPat) and s.pattern.name not in self.items.classes:
+            span = s.span.source.span(s.span.start_offset, s.pattern.span.end_offset)
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {s.pattern.name}", span)
+            raise CheckAbort
+        first_pattern_error = len(self.diagnostics)
+        bound = self.pattern(s.pattern, ty)
+        if s.otherwise is not None:
+            self.block(s.otherwise, None)
+        elif not self.irrefutable(s.pattern, ty):
+            # Reported before the pattern's own errors, over `let ... = value`, as the engine does.
+            span = s.span.source.span(s.span.start_offset, s.value.span.end_offset)
+            self.diagnostics.insert(first_pattern_error, Diagnostic(
+                Code.REFUTABLE_LET, "refutable pattern in let binding; refutable patterns belong in `match`", span))
+        for name, var in bound:
+            self.scopes[-1][name] = var
+        return ty == NEVER
+
+    def irrefutable(self, p: A.Pattern, ty: Ty) -> bool:
+        """Does every value of type `ty` match `p`?"""
+        if isinstance(p, A.WildcardPat) or (isinstance(p, A.BindPat) and p.type is None):
+            return True
+        if isinstance(p, A.OrPat):
+            return any(self.irrefutable(a, ty) for a in p.alternatives)
+        test = self.tp.patterns.get(p)
+        if not isinstance(test, TypeTest) or not self.assignable(ty, test.ty):
+            return False
+        if isinstance(p, A.ClassPat):
+            cls = self.items.classes[p.name]
+            return all(self.irrefutable(sub, found[1].ty) for f, sub in p.fields
+                       if (found := cls.field(f)) is not None)
+        return isinstance(p, (A.BindPat, A.PathPat, A.TypePat))
 
     def let_type(self, s: A.Let, ty: Ty) -> Ty:
         if isinstance(s.value, A.MapLit) and not s.value.entries:
@@ -428,7 +471,13 @@ class Checker:
             self.tp.types[target] = var.ty
             return var.ty
         if isinstance(target, A.FieldAccess):
-            return self.expr(target, None)
+            ty = self.expr(target, None)
+            if not isinstance(self.tp.members.get(target), FieldRef) and self.path_of(target.obj) is not None:
+                path = f"{self.path_of(target.obj)}.{target.name}"
+                self.error(Code.SYNTAX, f"invalid assignment target; `{path}` is not a variable, "
+                           "so it cannot be assigned to", target.span)
+                raise CheckAbort
+            return ty
         if isinstance(target, A.Index):
             return self.expr(target, None)
         self.error(Code.SYNTAX, "invalid assignment target", target.span)
@@ -501,6 +550,9 @@ class Checker:
         if isinstance(e, A.IsType):
             self.expr(e.expr, None)
             self.tp.patterns[e] = TypeTest(self.resolver.resolve_type(e.type))
+            return BOOL
+        if isinstance(e, A.IsPattern):
+            self.pattern(e.pattern, self.expr(e.expr, None))  # its bindings are not in scope anywhere
             return BOOL
         if isinstance(e, A.Block):
             return self.block(e, expected)
@@ -616,8 +668,11 @@ class Checker:
             self.error(Code.NO_MEMBER, f"type `{base}` has no member `{e.name}`", e.span)
             raise CheckAbort
         if full in items.functions and items.functions[full].owner_class == base:
+            # A method named through its class (`Employee.full_name`) takes the receiver first.
             self.tp.members[e] = FuncRef(full)
-            return items.functions[full].func_type()
+            fn = items.functions[full]
+            fty = fn.func_type()
+            return FuncT((ClassT(base), *fty.params), fty.ret) if fn.is_method else fty
         if full in B.FUNCTIONS:
             self.tp.members[e] = BuiltinRef(full)
             sig = B.FUNCTIONS[full]
@@ -645,6 +700,13 @@ class Checker:
         return self.member_of(e, t, obj_ty, err_span or e.span)
 
     def member_of(self, e: A.FieldAccess, t: Ty, obj_ty: Ty, err_span: Span) -> Ty:
+        if isinstance(obj_ty, AliasT) and obj_ty.name in self.items.interfaces:
+            declared = any(m.name == e.name for m in self.items.interfaces[obj_ty.name].methods)
+            impls = self.items.implementors.get(obj_ty.name, [])
+            if declared and impls:
+                fn = self.items.functions[f"{impls[0]}.{e.name}"]
+                self.tp.members[e] = InterfaceMethodRef(obj_ty.name, e.name)
+                return fn.func_type()
         if isinstance(t, ClassT) and t.name in self.items.classes:
             cls = self.items.classes[t.name]
             found = cls.field(e.name)
@@ -716,8 +778,19 @@ class Checker:
             if self.assignable(right, base):
                 return base
             return union([base, right])
+        lt = expand(left, self.items)
+        if isinstance(lt, ClassT) and (lt.name, e.op) in self.items.operators:
+            return self.operator_call(e, self.items.functions[self.items.operators[(lt.name, e.op)]])
         right = self.expr(e.right, None)
         return self.binary_type(e.op, left, right, e.span)
+
+    def operator_call(self, e: A.Binary, fn: FuncItem) -> Ty:
+        """`a + b` on a class implementing `baml.ops.Add`: the call `a.add(b)`."""
+        call = A.Call(A.FieldAccess(e.left, fn.name.rsplit(".", 1)[1], False, e.span, e.op_span),
+                      [A.Arg(None, e.right, e.right.span)], e.span)
+        ret = self.call_item(call, fn, e.left)
+        self.tp.calls[e] = self.tp.calls.pop(call)
+        return ret
 
     def binary_type(self, op: str, left: Ty, right: Ty, span: Span) -> Ty:
         if op in EQUALITY:
@@ -785,12 +858,25 @@ class Checker:
                 no = self.subtract(cur, test.ty)
                 return {var: yes}, {var: no}
             return {}, {}
+        if isinstance(e, A.IsPattern):
+            return self.pattern_facts(e)
         var = self.narrowable(e)
         if var is not None:
             cur = self.var_type(var)
             if NULL in members_of(cur, self.items):
                 return {var: without_null(cur, self.items)}, {}
         return {}, {}
+
+    def pattern_facts(self, e: A.IsPattern) -> tuple[Facts, Facts]:
+        """`v is int | bool` narrows `v` like `v is int | bool` as a type would; literal and
+        variant alternatives narrow nothing (a value of the type may still fail them)."""
+        var = self.narrowable(e.expr)
+        tests = [self.tp.patterns.get(p) for p in alternatives(e.pattern)]
+        if var is None or not all(isinstance(t, TypeTest) for t in tests):
+            return {}, {}
+        ty = union(t.ty for t in tests if isinstance(t, TypeTest))
+        cur = self.var_type(var)
+        return {var: self.intersect(cur, ty)}, {var: self.subtract(cur, ty)}
 
     def narrowable(self, e: A.Expr) -> LocalVar | None:
         if isinstance(e, A.Name):
@@ -825,7 +911,7 @@ class Checker:
                 for name, var in bound:
                     self.scopes[-1][name] = var
                 self.apply_facts(true_facts)
-                then_ty = self.block(e.then, expected)
+                then_ty = self.branch_value(e.then, expected)
             finally:
                 self.pop_scope()
             if e.otherwise is None:
@@ -837,7 +923,7 @@ class Checker:
             try:
                 self.apply_facts(false_facts)
                 else_ty = self.expr(e.otherwise, expected) if isinstance(e.otherwise, A.If) \
-                    else self.block(e.otherwise, expected)
+                    else self.branch_value(e.otherwise, expected)
             finally:
                 self.pop_scope()
             if then_ty == NEVER and else_ty != NEVER:
@@ -851,19 +937,34 @@ class Checker:
             if facts_after:
                 self.narrowed[-1].update(facts_after)
 
+    def branch_value(self, b: A.Block, expected: Ty | None) -> Ty:
+        """A branch's block; a value of the wrong type is reported at the branch, as the engine does."""
+        ty = self.block(b, expected)
+        if expected is not None and ty != NEVER and b.tail is not None and not self.assignable(ty, expected):
+            self.expect_value(b, ty, expected, b.span)
+            return expected
+        return ty
+
     def match(self, e: A.Match, expected: Ty | None) -> Ty:
         scrut = self.expr(e.scrutinee, None)
-        arm_types = self.arms(e.arms, scrut, expected, self.narrowable(e.scrutinee))
-        self.check_exhaustive(e, scrut)
+        coverage = self.coverage(scrut)
+        arm_types = self.arms(e.arms, scrut, expected, self.narrowable(e.scrutinee), coverage)
+        if scrut != ANY and coverage.missing():
+            self.error(Code.NON_EXHAUSTIVE, f"non-exhaustive match on type {scrut}; missing: _", e.span)
         return union(arm_types)
 
+    def coverage(self, scrut: Ty) -> Coverage:
+        def variants(enum: str) -> list[str]:
+            decl = self.items.enums.get(enum)
+            return [v.name for v in decl.variants] if decl is not None else []
+        return Coverage(scrut, self.items, self.tp.patterns, self.assignable, variants,
+                        frozenset(self.items.interfaces))
+
     def arms(self, arms: list[A.MatchArm], scrut: Ty, expected: Ty | None,
-             var: LocalVar | None) -> list[Ty]:
+             var: LocalVar | None, coverage: Coverage | None) -> list[Ty]:
+        """Check each arm; with `coverage` (a match, not a catch) report arms no value reaches."""
         types: list[Ty] = []
-        seen_catch_all = False
         for arm in arms:
-            if seen_catch_all:
-                self.error(Code.UNREACHABLE_ARM, "unreachable arm", arm.body.span)
             self.push_scope()
             try:
                 bound = self.pattern(arm.pattern, scrut)
@@ -872,55 +973,22 @@ class Checker:
                 test = self.tp.patterns.get(arm.pattern)
                 if var is not None and isinstance(test, TypeTest):
                     self.apply_facts({var: self.intersect(self.var_type(var), test.ty)})
+                if coverage is not None:
+                    if arm.guard is None and coverage.covers(arm.pattern):  # as the engine: guarded arms never
+                        self.error(Code.UNREACHABLE_ARM, "unreachable arm", arm.body.span)
+                    if arm.guard is None:
+                        coverage.add(arm.pattern)
                 if arm.guard is not None:
                     facts, _ = self.condition(arm.guard)
                     self.apply_facts(facts)
-                elif is_catch_all(arm.pattern):
-                    seen_catch_all = True
-                types.append(self.expr(arm.body, expected))
+                ty = self.expr(arm.body, expected)
+                if expected is not None and ty != NEVER and not self.assignable(ty, expected):
+                    self.expect_value(arm.body, ty, expected, arm.body.span)  # reported at the arm
+                    ty = expected
+                types.append(ty)
             finally:
                 self.pop_scope()
         return types
-
-    def check_exhaustive(self, e: A.Match, scrut: Ty) -> None:
-        if any(a.guard is None and is_catch_all(a.pattern) for a in e.arms):
-            return
-        if scrut == ANY:
-            return
-        covered: list[Ty] = []
-        variants: set[tuple[str, str]] = set()
-        for arm in e.arms:
-            if arm.guard is not None:
-                continue
-            for p in alternatives(arm.pattern):
-                res = self.tp.patterns.get(p)
-                if isinstance(res, TypeTest):
-                    covered.append(res.ty)
-                elif isinstance(res, VariantTest):
-                    variants.add((res.enum, res.variant))
-                elif isinstance(p, A.LiteralPat):
-                    covered.append(NULL if p.value is None else Lit(p.value))
-                if isinstance(p, A.ArrayPat):
-                    # Array patterns are checked for exhaustiveness by length only loosely:
-                    # together they are taken to cover every array.
-                    covered.append(ListT(ANY))
-        missing: list[Ty] = []
-        for m in members_of(scrut, self.items):
-            if any(self.assignable(m, c) for c in covered):
-                continue
-            if isinstance(m, EnumT):
-                decl = self.items.enums.get(m.name)
-                if decl is not None and all((m.name, v.name) in variants for v in decl.variants):
-                    continue
-                missing.append(m)
-            elif isinstance(m, VariantT) and (m.enum, m.variant) in variants:
-                continue
-            elif m == BOOL and Lit(True) in covered and Lit(False) in covered:
-                continue
-            else:
-                missing.append(m)
-        if missing:
-            self.error(Code.NON_EXHAUSTIVE, f"non-exhaustive match on type {scrut}; missing: _", e.span)
 
     def catch(self, e: A.Catch, expected: Ty | None) -> Ty:
         ty = self.expr(e.expr, expected)
@@ -928,7 +996,7 @@ class Checker:
         try:
             var = self.declare(e.binding, ANY, e.span)
             self.tp.bindings[e] = var
-            arm_types = self.arms(e.arms, ANY, expected, var)
+            arm_types = self.arms(e.arms, ANY, expected, var, None)
         finally:
             self.pop_scope()
         return union([ty, *arm_types])
@@ -968,10 +1036,10 @@ class Checker:
                 bound += self.pattern(sub, found[1].ty)
             return bound
         if isinstance(p, A.OrPat):
-            out: list[tuple[str, LocalVar]] = []
-            for alt in p.alternatives:
-                out += self.pattern(alt, scrut)
-            return out
+            return self.or_pattern(p, scrut)
+        if isinstance(p, A.TypePat):
+            self.tp.patterns[p] = TypeTest(self.resolver.resolve_type(p.type))
+            return []
         if isinstance(p, A.ArrayPat):
             lists = [m for m in members_of(scrut, self.items) if isinstance(m, ListT)]
             elem = lists[0].elem if len(lists) == 1 else ANY
@@ -983,6 +1051,22 @@ class Checker:
                 bound += self.pattern(p.rest, ListT(elem))
             return bound
         raise AssertionError(p)
+
+    def or_pattern(self, p: A.OrPat, scrut: Ty) -> list[tuple[str, LocalVar]]:
+        """`A { x } | B { x }`: a name bound in several alternatives is one variable, whichever
+        alternative matched, typed as the union of what each alternative binds."""
+        shared: dict[str, LocalVar] = {}
+        for alt in p.alternatives:
+            for name, var in self.pattern(alt, scrut):
+                first = shared.setdefault(name, var)
+                if first is var:
+                    continue
+                first.ty = union([first.ty, var.ty])
+                for node, bound in list(self.tp.bindings.items()):
+                    if bound is var:
+                        self.tp.bindings[node] = first
+                self.tp.locals_of[var.owner].remove(var)
+        return list(shared.items())
 
     def path_pattern(self, p: A.PathPat, scrut: Ty) -> None:
         full = ".".join(p.path)
@@ -1073,7 +1157,7 @@ class Checker:
         params: list[tuple[str, Ty, object, Span]] = []
         for i, p in enumerate(e.params):
             if p.type is not None:
-                ty = self.resolver.resolve_type(p.type)
+                ty = self.resolver.resolve_param_type(p.type)
             elif i < len(exp_params) and not isinstance(exp_params[i], TypeVar):
                 ty = exp_params[i]
             else:
@@ -1129,6 +1213,12 @@ class Checker:
             res = self.tp.members.get(callee)
             if isinstance(res, MethodRef):
                 return self.call_item(e, self.items.functions[res.name], callee.obj)
+            if isinstance(res, InterfaceMethodRef):
+                first = self.items.implementors[res.interface][0]
+                ret = self.call_item(e, self.items.functions[f"{first}.{res.method}"], callee.obj)
+                info = self.tp.calls[e]
+                self.tp.calls[e] = CallInfo("interface", f"{res.interface}.{res.method}", info.args)
+                return ret
             if isinstance(res, BuiltinMethodRef):
                 kind, name = res.key.split(".", 1)
                 sig = B.METHODS[kind][name]
@@ -1148,8 +1238,7 @@ class Checker:
             self.tp.types[callee] = fn.func_type()
             return self.call_item(e, fn, None)
         if fn is not None and fn.owner_class == base and fn.is_method:
-            self.error(Code.BAD_ARGUMENTS, f"expected {len(fn.params) + 1} argument(s), got {len(e.args)}", e.span)
-            raise CheckAbort
+            return self.call_unbound_method(e, fn, base)
         if full in B.FUNCTIONS:
             self.tp.members[callee] = BuiltinRef(full)
             self.tp.types[callee] = ANY
@@ -1165,6 +1254,20 @@ class Checker:
         for a in e.args:
             self.expr(a.value, None)
         raise CheckAbort
+
+    def call_unbound_method(self, e: A.Call, fn: FuncItem, base: str) -> Ty:
+        """`Employee.full_name(e)`: the method with its receiver passed as the first argument."""
+        required = sum(1 for p in fn.params if p.default is None) + 1
+        positional = sum(1 for a in e.args if a.name is None)
+        if not e.args or e.args[0].name is not None or not required <= positional <= len(fn.params) + 1:
+            self.error(Code.BAD_ARGUMENTS, f"expected {required} argument(s), got {len(e.args)}", e.span)
+            raise CheckAbort
+        receiver = e.args[0].value
+        self.expect_value(receiver, self.expr(receiver, ClassT(base)), ClassT(base), receiver.span)
+        rest = A.Call(e.callee, e.args[1:], e.span)
+        ret = self.call_item(rest, fn, receiver)
+        self.tp.calls[e] = self.tp.calls.pop(rest)
+        return ret
 
     def order_args(self, e: A.Call, names: list[str], defaults: list[A.Expr | None],
                    where: str = "") -> list[A.Expr | None]:
@@ -1345,25 +1448,6 @@ def strip_unbound(t: Ty) -> Ty:
 class _AnyEnv(dict):  # type: ignore[type-arg]
     def get(self, key, default=None):  # type: ignore[no-untyped-def, override]
         return ANY
-
-
-def is_catch_all(p: A.Pattern) -> bool:
-    if isinstance(p, A.WildcardPat):
-        return True
-    if isinstance(p, A.BindPat):
-        return p.type is None
-    if isinstance(p, A.OrPat):
-        return any(is_catch_all(a) for a in p.alternatives)
-    return False
-
-
-def alternatives(p: A.Pattern) -> list[A.Pattern]:
-    if isinstance(p, A.OrPat):
-        out: list[A.Pattern] = []
-        for a in p.alternatives:
-            out += alternatives(a)
-        return out
-    return [p]
 
 
 def check_module(module: A.Module, allow_any: bool = False) -> tuple[TypedProgram, Items, list[Diagnostic]]:

@@ -86,13 +86,22 @@ class MethodRef:
 
 
 @dataclass(frozen=True, slots=True)
+class InterfaceMethodRef:
+    """A method called through an interface-typed value: dispatched on the receiver's class."""
+
+    interface: str
+    method: str
+
+
+@dataclass(frozen=True, slots=True)
 class BuiltinMethodRef:
     """A built-in method bound to its receiver (`s.length`): "string.length"."""
 
     key: str
 
 
-MemberRes = Union[FieldRef, VariantRef, MethodRef, BuiltinMethodRef, FuncRef, BuiltinRef, TypeRef, ConstRef]
+MemberRes = Union[FieldRef, VariantRef, MethodRef, InterfaceMethodRef, BuiltinMethodRef, FuncRef, BuiltinRef, TypeRef,
+                  ConstRef]
 
 
 # -- calls ----------------------------------------------------------------------
@@ -105,6 +114,7 @@ class CallInfo:
       "method"    user method `target`; args[0] is the receiver
       "builtin"   built-in `target` ("string.length", "int.parse"); receiver first for methods
       "value"     call a function value: args[0] is the callee expression
+      "interface" method `target` ("Shape.area") of the receiver's class; args[0] is the receiver
     args are in parameter order with defaults filled in; None never appears.
     """
 
@@ -136,7 +146,7 @@ class TypedProgram:
     types: dict[object, Ty] = field(default_factory=dict)  # expr -> type
     names: dict[A.Name, NameRes] = field(default_factory=dict)
     members: dict[A.FieldAccess, MemberRes] = field(default_factory=dict)
-    calls: dict[A.Call, CallInfo] = field(default_factory=dict)
+    calls: dict[A.Call | A.Binary, CallInfo] = field(default_factory=dict)  # Binary: `baml.ops.Add`
     bindings: dict[object, LocalVar] = field(default_factory=dict)  # Let/Param/ForIn/BindPat/Catch -> var
     patterns: dict[object, PatternRes] = field(default_factory=dict)
     locals_of: dict[object, list[LocalVar]] = field(default_factory=dict)  # owner -> its vars

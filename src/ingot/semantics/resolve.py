@@ -6,6 +6,7 @@ items declared later in the file (BAML has no declaration order).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from ingot.runtime.errors import ERRORS, PANICS
@@ -88,9 +89,21 @@ class Items:
     consts: dict[str, A.Const] = field(default_factory=dict)
     clients: dict[str, A.ClientDecl] = field(default_factory=dict)
     tests: list[A.TestDecl] = field(default_factory=list)
+    interfaces: dict[str, A.InterfaceDecl] = field(default_factory=dict)
+    # The classes implementing each interface; the interface as a type is their union.
+    implementors: dict[str, list[str]] = field(default_factory=dict)
+    # `implements baml.ops.Add for V`: (class, operator) -> the method `a + b` calls.
+    operators: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def alias_target(self, name: str) -> Ty:
         return self.alias_types.get(name, ANY)
+
+
+# The operator interfaces a class may implement: interface -> (operator, method). The engine
+# defines only `baml.ops.Add` (`baml.ops.Sub` and the others are unresolved types there).
+OPERATOR_INTERFACES = {
+    "baml.ops.Add": ("+", "add"),
+}
 
 
 def builtin_classes() -> dict[str, ClassItem]:
@@ -136,6 +149,10 @@ class Resolver:
         self.items = Items()
         self.diagnostics: list[Diagnostic] = []
         self.allow_any = allow_any
+        self.in_param = False  # resolving a parameter's type (see resolve_param_type)
+        # Type parameters in scope (`T` of `class Box<T>`, `function First<T>`): generics are
+        # checked by erasure, a type parameter standing for any type.
+        self.type_params: frozenset[str] = frozenset()
         self._first_def: dict[str, tuple[str, Span]] = {}
 
     def error(self, code: Code, message: str, span: Span, primary: str | None = None,
@@ -151,6 +168,7 @@ class Resolver:
         items.alias_types["baml.panics.Panic"] = union(ClassT(info.name) for info in PANICS.values())
         for item in self.module.items:
             self._declare(item)
+        self._declare_interface_types()
         for alias in items.aliases.values():
             items.alias_types[alias.name] = self.resolve_type(alias.type)
         for item in self.module.items:
@@ -160,7 +178,79 @@ class Resolver:
                 self._check_enum(item)
             elif isinstance(item, A.Function):
                 self._declare_function(item, None)
+        for item in self.module.items:
+            if isinstance(item, A.InterfaceDecl):
+                self._check_interface(item)
+            elif isinstance(item, A.ImplDecl):
+                self._fill_impl(item)
         return items
+
+    # -- interfaces -------------------------------------------------------------
+    def _declare_interface_types(self) -> None:
+        """An interface, as a type, is the union of the classes that implement it."""
+        items = self.items
+        for item in self.module.items:
+            if isinstance(item, A.ImplDecl) and item.interface in items.interfaces \
+                    and item.target in items.classes:
+                items.implementors.setdefault(item.interface, []).append(item.target)
+        for name in items.interfaces:
+            items.alias_types[name] = union(ClassT(c) for c in items.implementors.get(name, []))
+
+    def _fill_operator_impl(self, impl: A.ImplDecl) -> None:
+        """`implements baml.ops.Add<V> for V { function add(self, rhs: V) -> V ... }`: `a + b` calls it."""
+        cls = self.items.classes.get(impl.target)
+        if cls is None or not isinstance(cls.decl, A.ClassDecl):
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.target}", impl.target_span)
+            return
+        op, method = OPERATOR_INTERFACES[impl.interface]
+        for m in impl.methods:
+            if m.name in cls.methods or cls.field(m.name) is not None:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate field `{cls.name}.{m.name}`", m.name_span)
+                continue
+            cls.methods[m.name] = m
+            self._declare_function(m, cls.name)
+        if method not in cls.methods:
+            self.error(Code.MISSING_IMPL, f"missing implementation of method `{method}` required by "
+                       f"interface `{impl.interface}`", impl.interface_span)
+            return
+        self.items.operators[(cls.name, op)] = f"{cls.name}.{method}"
+
+    def _check_interface(self, decl: A.InterfaceDecl) -> None:
+        for m in decl.methods:
+            if m.throws is None:
+                self.error(Code.INTERFACE_THROWS, f"interface method `{m.name}` on `{decl.name}` must declare an "
+                           "explicit `throws` clause", m.name_span)
+
+    def _fill_impl(self, impl: A.ImplDecl) -> None:
+        """The block's methods become the class's; default methods it leaves out are copied in."""
+        if impl.interface in OPERATOR_INTERFACES:
+            self._fill_operator_impl(impl)
+            return
+        iface = self.items.interfaces.get(impl.interface)
+        if iface is None:
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.interface}", impl.interface_span)
+            return
+        cls = self.items.classes.get(impl.target)
+        if cls is None or not isinstance(cls.decl, A.ClassDecl):
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.target}", impl.target_span)
+            return
+        methods = list(impl.methods)
+        given = {m.name for m in methods}
+        for m in iface.methods:
+            if m.name in given:
+                continue
+            if m.abstract:
+                self.error(Code.MISSING_IMPL, f"missing implementation of method `{m.name}` required by "
+                           f"interface `{iface.name}`", impl.interface_span)
+                continue
+            # Each implementing class gets its own copy of a default method (its own `self`).
+            methods.append(copy.deepcopy(m, {id(m.span.source): m.span.source}))
+        for m in methods:
+            if m.name in cls.methods or cls.field(m.name) is not None:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate field `{cls.name}.{m.name}`", m.name_span)
+                continue
+            cls.methods[m.name] = m
+            self._declare_function(m, cls.name)
 
     def _declare(self, item: A.Item) -> None:
         items = self.items
@@ -171,8 +261,10 @@ class Resolver:
             for sub in item.items:
                 self._declare(sub)
             return
+        if isinstance(item, A.ImplDecl):
+            return
         kind = {A.Function: "function", A.ClassDecl: "class", A.EnumDecl: "enum", A.TypeAlias: "type",
-                A.Const: "const", A.ClientDecl: "client"}[type(item)]
+                A.Const: "const", A.ClientDecl: "client", A.InterfaceDecl: "interface"}[type(item)]
         name = item.name
         if name in self._first_def:
             first_kind, first_span = self._first_def[name]
@@ -191,11 +283,26 @@ class Resolver:
             items.consts[name] = item
         elif isinstance(item, A.ClientDecl):
             items.clients[name] = item
+        elif isinstance(item, A.InterfaceDecl):
+            items.interfaces[name] = item
+
+    def generic_scope(self, decl: A.Function, owner: str | None) -> frozenset[str]:
+        """The type parameters visible in a function: its own and its class's."""
+        cls = self.items.classes.get(owner) if owner is not None else None
+        inherited = cls.decl.type_params if cls is not None and isinstance(cls.decl, A.ClassDecl) else []
+        return frozenset([*decl.type_params, *inherited])
 
     def _fill_class(self, decl: A.ClassDecl) -> None:
         cls = self.items.classes[decl.name]
         if cls.decl is not decl:
             return
+        self.type_params = frozenset(decl.type_params)
+        try:
+            self._fill_class_members(decl, cls)
+        finally:
+            self.type_params = frozenset()
+
+    def _fill_class_members(self, decl: A.ClassDecl, cls: ClassItem) -> None:
         seen: set[str] = set()
         for f in decl.fields:
             if f.name in seen:
@@ -236,12 +343,24 @@ class Resolver:
         name = decl.name if owner is None else f"{owner}.{decl.name}"
         if owner is None and self.items.functions.get(name) is not None:
             return
-        params = [ParamInfo(p.name, self.resolve_type(p.type) if p.type else ANY, p.default)
-                  for p in decl.params]
-        ret = self.resolve_type(decl.ret) if decl.ret else ANY
+        outer, self.type_params = self.type_params, self.generic_scope(decl, owner)
+        try:
+            params = [ParamInfo(p.name, self.resolve_param_type(p.type) if p.type else ANY, p.default)
+                      for p in decl.params]
+            ret = self.resolve_type(decl.ret) if decl.ret else ANY
+        finally:
+            self.type_params = outer
         self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self)
 
     # -- type expressions -----------------------------------------------------
+    def resolve_param_type(self, t: A.TypeExpr) -> Ty:
+        """A parameter's type: there a function type may leave out its `throws` clause."""
+        self.in_param = True
+        try:
+            return self.resolve_type(t)
+        finally:
+            self.in_param = False
+
     def resolve_type(self, t: A.TypeExpr) -> Ty:
         if isinstance(t, A.NamedType):
             return self._named(t)
@@ -256,7 +375,7 @@ class Resolver:
         if isinstance(t, A.LiteralType):
             return Lit(t.value)
         if isinstance(t, A.FunctionType):
-            if t.throws is None and not self.allow_any:
+            if t.throws is None and not self.allow_any and not self.in_param:
                 self.error(Code.FN_TYPE_THROWS, "function type must declare an explicit `throws` clause; "
                            "add `throws never` if calling it cannot throw", t.span)
             return FuncT(tuple(self.resolve_type(p) for p in t.params), self.resolve_type(t.ret))
@@ -264,6 +383,10 @@ class Resolver:
 
     def _named(self, t: A.NamedType) -> Ty:
         items, name = self.items, t.name
+        for arg in t.args:  # erased, but they must name types
+            self.resolve_type(arg)
+        if name in self.type_params:
+            return ANY
         if name in PRIMS:
             return PRIMS[name]
         if name in items.classes:

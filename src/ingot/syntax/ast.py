@@ -37,6 +37,7 @@ class Attribute:
 class NamedType:
     name: str  # "int", "Point", "baml.panics.DivisionByZero"
     span: Span
+    args: list[TypeExpr] = field(default_factory=list)  # `Box<int>`
 
 
 @node
@@ -135,7 +136,15 @@ class ArrayPat:
     span: Span
 
 
-Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat, ArrayPat]
+@node
+class TypePat:
+    """A type that is not a plain name: `int[]`, `string?`, `map<string, int>`."""
+
+    type: TypeExpr
+    span: Span
+
+
+Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat, ArrayPat, TypePat]
 
 
 # -- expressions --------------------------------------------------------------
@@ -242,6 +251,15 @@ class IsType:
 
 
 @node
+class IsPattern:
+    """`v is 1 | 2`, `v is let _`, `v is Color.Red`: a pattern test that is not a plain type."""
+
+    expr: Expr
+    pattern: Pattern
+    span: Span
+
+
+@node
 class Block:
     stmts: list[Stmt]
     tail: Expr | None  # the trailing expression without `;`
@@ -327,6 +345,7 @@ class Lambda:
     ret: TypeExpr | None
     body: Block
     span: Span
+    throws: TypeExpr | None = None  # checked like a function's: not enforced
 
 
 @node
@@ -341,7 +360,7 @@ class Assign:
 
 Expr = Union[
     IntLit, FloatLit, StringLit, BoolLit, NullLit, Template, Name, FieldAccess, Index, Call,
-    Unary, Binary, IsType, Block, If, Match, Catch, ArrayLit, MapLit, ClassLit, Lambda, Assign,
+    Unary, Binary, IsType, IsPattern, Block, If, Match, Catch, ArrayLit, MapLit, ClassLit, Lambda, Assign,
 ]
 
 
@@ -407,7 +426,18 @@ class ForIn:
     span: Span
 
 
-Stmt = Union[Let, ExprStmt, Assign, Return, Break, Continue, Throw, While, ForC, ForIn]
+@node
+class LetPattern:
+    """`let Point { x, y } = p;` or `let n: int = v else { return 0; };`: bind by a pattern;
+    `otherwise` (which must leave the block) runs when the value does not match."""
+
+    pattern: Pattern
+    value: Expr
+    otherwise: Block | None
+    span: Span
+
+
+Stmt = Union[Let, LetPattern, ExprStmt, Assign, Return, Break, Continue, Throw, While, ForC, ForIn]
 
 
 # -- items --------------------------------------------------------------------
@@ -430,6 +460,8 @@ class Function:
     doc: str | None = None
     attributes: list[Attribute] = field(default_factory=list)
     has_self: bool = False
+    type_params: list[str] = field(default_factory=list)  # `function First<T>(...)`
+    abstract: bool = False  # an interface method without a body
 
 
 @node
@@ -450,6 +482,7 @@ class ClassDecl:
     span: Span
     name_span: Span
     doc: str | None = None
+    type_params: list[str] = field(default_factory=list)  # `class Box<T>`
 
 
 @node
@@ -510,7 +543,30 @@ class TestSet:
     span: Span
 
 
-Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, Const, ClientDecl, TestDecl, TestSet]
+@node
+class InterfaceDecl:
+    """`interface Shape { function area(self) -> int throws never }`; methods may have a default body."""
+
+    name: str
+    methods: list[Function]
+    requires: list[str]
+    span: Span
+    name_span: Span
+
+
+@node
+class ImplDecl:
+    """`implements Shape for Square { ...methods... }` (also spelled `implement`)."""
+
+    interface: str
+    target: str
+    methods: list[Function]
+    span: Span
+    interface_span: Span
+    target_span: Span
+
+
+Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, Const, ClientDecl, TestDecl, TestSet, InterfaceDecl, ImplDecl]
 
 
 @node

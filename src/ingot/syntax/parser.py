@@ -53,6 +53,7 @@ class Parser:
         self.toks = tokens
         self.docs = docs
         self.i = 0
+        self.catch_allowed = True  # false inside a `throw` value (see parse_throw_value)
         self.diagnostics: list[Diagnostic] = []
         self.nesting = 0  # inside ( ) or [ ], where newlines never end an expression
 
@@ -158,6 +159,10 @@ class Parser:
             return self.parse_type_alias()
         if t.is_("const"):
             return self.parse_const()
+        if t.is_("interface") and self.peek().kind is T.IDENT:
+            return self.parse_interface()
+        if (t.is_("implements") or t.is_("implement")) and self.peek().kind is T.IDENT:
+            return self.parse_impl()
         if t.is_("client"):
             return self.parse_client()
         if t.is_("test"):
@@ -198,9 +203,93 @@ class Parser:
         return attrs
 
     # -- functions ----------------------------------------------------------
-    def parse_function(self, doc: str | None, in_class: bool = False) -> A.Function:
+    def parse_type_params(self) -> list[str]:
+        """`<T, U>` after a function or class name (or nothing)."""
+        names: list[str] = []
+        if self.eat("<"):
+            while not self.at(">"):
+                names.append(self.name_ident("a type parameter").text)
+                if not self.eat(","):
+                    break
+            self.expect_close_angle()
+        return names
+
+    def parse_type_args(self) -> list[A.TypeExpr]:
+        self.expect("<")
+        args: list[A.TypeExpr] = []
+        while not self.at(">") and not self.at(">>"):
+            args.append(self.parse_type())
+            if not self.eat(","):
+                break
+        self.expect_close_angle()
+        return args
+
+    def looks_like_type_args(self) -> bool:
+        """At `<` after a name in an expression: `Id<int>(x)` or `Box<int> { ... }`, not `a < b`."""
+        depth, j = 0, self.i
+        while True:
+            tk = self.toks[j]
+            if tk.is_("<"):
+                depth += 1
+            elif tk.is_(">") or tk.is_(">>"):
+                depth -= 1 if tk.is_(">") else 2
+                if depth <= 0:
+                    nxt = self.toks[j + 1]
+                    return depth == 0 and (nxt.is_("(") or nxt.is_("{"))
+            elif not (tk.kind is T.IDENT or tk.text in (",", "[", "]", "?", "|", ".", "(", ")", "->")):
+                return False
+            j += 1
+
+    def parse_interface(self) -> A.InterfaceDecl:
+        start = self.advance().start
+        name = self.name_ident("an interface name")
+        requires: list[str] = []
+        if self.eat("requires"):
+            requires.append(self.dotted_type_name())
+            while self.eat(","):
+                requires.append(self.dotted_type_name())
+        self.expect("{")
+        methods: list[A.Function] = []
+        while not self.at("}"):
+            methods.append(self.parse_function(self.doc_at(self.i), in_class=True, abstract_ok=True))
+        self.expect("}")
+        return A.InterfaceDecl(name.text, methods, requires, self.span(start), self.span(name.start, name.end))
+
+    def parse_impl(self) -> A.ImplDecl:
+        start = self.advance().start
+        iface_start = self.tok.start
+        iface = self.dotted_type_name()
+        iface_span = self.span(iface_start)
+        if self.at("<"):
+            self.parse_type_args()
+        self.expect("for")
+        target = self.name_ident("a class name")
+        self.expect("{")
+        methods: list[A.Function] = []
+        while not self.at("}"):
+            if self.at("type"):  # `type Output = V;`: the result type, read from the method itself
+                self.advance()
+                self.name_ident("an associated type name")
+                self.expect("=")
+                self.parse_type()
+                self.eat(";")
+                continue
+            methods.append(self.parse_function(self.doc_at(self.i), in_class=True))
+        self.expect("}")
+        return A.ImplDecl(iface, target.text, methods, self.span(start), iface_span,
+                          self.span(target.start, target.end))
+
+    def dotted_type_name(self) -> str:
+        name = self.ident("a type name").text
+        while self.at(".") and self.peek().kind is T.IDENT:
+            self.advance()
+            name += "." + self.advance().text
+        return name
+
+    def parse_function(self, doc: str | None, in_class: bool = False, abstract_ok: bool = False) -> A.Function:
         start = self.expect("function").start
         name = self.name_ident("a function name")
+        type_params = self.parse_type_params()
         self.expect("(")
         params: list[A.Param] = []
         has_self = False
@@ -223,12 +312,15 @@ class Parser:
             self.advance()
             throws = self.parse_type()
         body: A.Block | A.LlmBody
-        if self.at("{") and self.peek().is_("client") and self.peek(2).is_(":"):
+        abstract = abstract_ok and not self.at("{")
+        if abstract:
+            body = A.Block([], None, self.span(start))
+        elif self.at("{") and self.peek().is_("client") and self.peek(2).is_(":"):
             body = self.parse_llm_body()
         else:
             body = self.parse_block(function_body=True)
         return A.Function(name.text, params, ret, throws, body, self.span(start),
-                          self.span(name.start, name.end), doc, [], has_self)
+                          self.span(name.start, name.end), doc, [], has_self, type_params, abstract)
 
     def parse_param(self, require_type: bool) -> A.Param:
         name = self.name_ident("a parameter name")
@@ -266,6 +358,7 @@ class Parser:
     def parse_class(self, doc: str | None) -> A.ClassDecl:
         start = self.expect("class").start
         name = self.name_ident("a class name")
+        type_params = self.parse_type_params()
         self.expect("{")
         fields: list[A.FieldDecl] = []
         methods: list[A.Function] = []
@@ -287,7 +380,7 @@ class Parser:
         self.expect("}")
         attrs += pending
         return A.ClassDecl(name.text, fields, methods, attrs, self.span(start),
-                           self.span(name.start, name.end), doc)
+                           self.span(name.start, name.end), doc, type_params)
 
     def parse_field(self, doc: str | None) -> A.FieldDecl:
         name = self.ident("a field name")
@@ -481,9 +574,8 @@ class Parser:
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
                 name += "." + self.advance().text
-            if self.at("<"):
-                raise self.error("generic types are not supported yet", code=Code.UNSUPPORTED)
-            return A.NamedType(name, self.span(t.start))
+            args = self.parse_type_args() if self.at("<") else []
+            return A.NamedType(name, self.span(t.start), args)
         raise self.error("unexpected token", primary=f"expected a type, found `{describe(t)}`")
 
     # -- blocks and statements ----------------------------------------------
@@ -511,7 +603,7 @@ class Parser:
     def parse_stmt(self) -> tuple[A.Stmt, bool]:
         """One statement; the flag says it is an expression without `;` (a candidate tail)."""
         t = self.tok
-        if t.is_("let"):
+        if t.is_("let") or (t.is_("const") and self.peek().kind is T.IDENT):
             return self.parse_let(), False
         if t.is_("return"):
             self.advance()
@@ -530,9 +622,16 @@ class Parser:
             return A.Continue(self.span(t.start)), False
         if t.is_("throw"):
             self.advance()
-            value = self.parse_expr()
+            value = self.parse_throw_value()
+            stmt: A.Stmt = A.Throw(value, self.span(t.start))
+            if self.at("catch") and self.peek().is_("("):
+                # `throw x catch (e) { ... }` catches its own throw: a statement with a value
+                # that is discarded, never the block's tail.
+                protected = A.Block([stmt], None, stmt.span)
+                handled = self.parse_catch(protected, t.start)
+                stmt = A.ExprStmt(handled, handled.span)
             self.eat(";")
-            return A.Throw(value, self.span(t.start)), False
+            return stmt, False
         if t.is_("while"):
             self.advance()
             cond = self.parse_expr(no_class_lit=True)
@@ -551,34 +650,60 @@ class Parser:
             return A.ExprStmt(expr, self.span(t.start)), False
         return A.ExprStmt(expr, self.span(t.start)), True
 
+    def parse_throw_value(self) -> A.Expr:
+        """The value of `throw`: `catch` anywhere inside it belongs to the throw itself."""
+        outer, self.catch_allowed = self.catch_allowed, False
+        try:
+            return self.parse_expr()
+        finally:
+            self.catch_allowed = outer
+
     def parse_stmt_no_semicolon(self) -> tuple[A.Stmt, bool]:
         t = self.tok
         self.advance()
         if t.text in ("break", "continue"):
             return (A.Break if t.text == "break" else A.Continue)(self.span(t.start)), False
         if t.text == "throw":
-            return A.Throw(self.parse_expr(), self.span(t.start)), False
+            return A.Throw(self.parse_throw_value(), self.span(t.start)), False
         value = None
         if not (self.at(";") or self.at("}") or self.at(",")):
             value = self.parse_expr()
         return A.Return(value, self.span(t.start)), False
 
-    def parse_let(self) -> A.Let:
+    def parse_let(self) -> A.Let | A.LetPattern:
         start = self.advance().start
+        if not (self.tok.kind is T.IDENT and (self.peek().is_(":") or self.peek().is_("="))):
+            pattern = self.parse_pattern()
+            self.expect("=")
+            return self.parse_let_rest(pattern, start)
         name = self.name_ident("a variable name")
         ty = self.parse_type() if self.eat(":") else None
         if not self.at("="):
             raise self.error("unexpected token", primary=f"expected `'='`, found `{describe(self.tok)}`")
         self.advance()
         value = self.parse_expr()
+        if self.at("else") and self.peek().is_("{"):
+            return self.parse_let_rest(A.BindPat(name.text, ty, self.span(name.start)), start, value)
         self.eat(";")
         return A.Let(name.text, ty, value, self.span(start), self.span(name.start, name.end))
+
+    def parse_let_rest(self, pattern: A.Pattern, start: int, value: A.Expr | None = None) -> A.LetPattern:
+        """After `let <pattern> =`: the value and an optional `else { ... }`."""
+        if value is None:
+            value = self.parse_expr()
+        otherwise = None
+        if self.eat("else"):
+            otherwise = self.parse_block()
+        self.eat(";")
+        return A.LetPattern(pattern, value, otherwise, self.span(start))
 
     def parse_for(self) -> A.Stmt:
         start = self.advance().start
         paren = self.eat("(") is not None
-        if (self.at("let") and self.peek(2).is_("in")) or (self.tok.kind is T.IDENT and self.peek().is_("in")):
-            self.eat("let")
+        binder = self.at("let") or self.at("const")
+        if (binder and self.peek(2).is_("in")) or (self.tok.kind is T.IDENT and self.peek().is_("in")):
+            if binder:
+                self.advance()
             name = self.name_ident("a loop variable")
             self.expect("in")
             iterable = self.parse_expr(no_class_lit=True)
@@ -590,7 +715,7 @@ class Parser:
             raise self.error("unexpected token", primary="expected `(` after `for`")
         init: A.Stmt | None = None
         if not self.at(";"):
-            init = self.parse_let() if self.at("let") else self.parse_simple_stmt(";")
+            init = self.parse_let() if self.at("let") or self.at("const") else self.parse_simple_stmt(";")
         else:
             self.advance()
         cond = None if self.at(";") else self.parse_expr()
@@ -638,8 +763,7 @@ class Parser:
             t = self.tok
             if t.kind is T.IDENT and t.text == "is" and IS_POWER > min_power:
                 self.advance()
-                ty = self.parse_type_postfix()
-                left = A.IsType(left, ty, self.span(start))
+                left = self.parse_is(left, start, no_class_lit)
                 continue
             if t.kind is T.IDENT and t.text == "instanceof":
                 raise ParseError(Diagnostic(
@@ -656,6 +780,20 @@ class Parser:
             self.advance()
             right = self.parse_binary(power, no_class_lit)
             left = A.Binary(t.text, left, right, self.span(start), self.span(t.start, t.end))
+
+    def parse_is(self, left: A.Expr, start: int, no_class_lit: bool) -> A.IsType | A.IsPattern:
+        """`v is T` (a type test, which narrows) or `v is <pattern>` (`1 | 2`, `let _`, `Color.Red`)."""
+        pat_start = self.tok.start
+        alts = [self.parse_pattern_single(no_class_pat=no_class_lit)]
+        while self.at("|"):
+            self.advance()
+            alts.append(self.parse_pattern_single(no_class_pat=no_class_lit))
+        pattern = alts[0] if len(alts) == 1 else A.OrPat(alts, self.span(pat_start))
+        if isinstance(pattern, A.TypePat):
+            return A.IsType(left, pattern.type, self.span(start))
+        if isinstance(pattern, A.PathPat) and len(pattern.path) == 1:
+            return A.IsType(left, A.NamedType(pattern.path[0], pattern.span), self.span(start))
+        return A.IsPattern(left, pattern, self.span(start))
 
     def parse_catch(self, expr: A.Expr, start: int) -> A.Catch:
         self.advance()
@@ -699,7 +837,7 @@ class Parser:
                 name = self.ident("a member name")
                 expr = A.FieldAccess(expr, name.text, t.text == "?.", self.span(start),
                                      self.span(name.start, name.end))
-            elif t.is_("catch") and self.peek().is_("("):
+            elif t.is_("catch") and self.peek().is_("(") and self.catch_allowed:
                 expr = self.parse_catch(expr, start)
             elif t.is_("(") and not t.newline_before:
                 self.advance()
@@ -791,10 +929,15 @@ class Parser:
                 # A diverging statement used as a value (`0 => return 0,`): a block that never ends.
                 stmt, _ = self.parse_stmt_no_semicolon()
                 return A.Block([stmt], None, stmt.span)
+            if text == "b" and self.peek().kind is T.STRING and self.peek().start == t.end:
+                raise self.error("byte strings (`b\"...\"`, the `uint8array` type) are not supported yet",
+                                 code=Code.UNSUPPORTED)
             if text in ("let", "while", "for", "function", "class", "enum"):
                 raise self.error("unexpected token",
                                  primary=f"expected an expression, found keyword `{text}`")
             self.advance()
+            if self.at("<") and self.looks_like_type_args():
+                self.parse_type_args()  # checked by erasure: type arguments are not kept
             if not no_class_lit and self.at("{") and self.looks_like_class_lit():
                 return self.parse_class_lit(t)
             return A.Name(text, self.span(t.start, t.end))
@@ -843,10 +986,13 @@ class Parser:
             ret = self.parse_type()
         else:
             self.expect("=>")
+        throws = None
+        if self.eat("throws"):
+            throws = self.parse_type()
         if not self.at("{"):
             raise self.error("unexpected token", primary="a lambda body must be a block `{ ... }`")
         body = self.parse_block(function_body=True)
-        return A.Lambda(params, ret, body, self.span(start))
+        return A.Lambda(params, ret, body, self.span(start), throws)
 
     def parse_array(self) -> A.ArrayLit:
         start = self.expect("[").start
@@ -938,7 +1084,8 @@ class Parser:
             self.expect("=>")
             body = self.parse_expr()
             arms.append(A.MatchArm(pattern, guard, body, self.span(start)))
-            if not self.eat(",") and not isinstance(body, A.Block) and not self.at("}"):
+            if not self.eat(",") and not isinstance(body, A.Block) and not self.at("}") \
+                    and not self.tok.newline_before:
                 raise self.error("unexpected token", primary=f"expected `','`, found `{describe(self.tok)}`")
         self.expect("}")
         return arms
@@ -954,8 +1101,13 @@ class Parser:
             alts.append(self.parse_pattern_single())
         return A.OrPat(alts, self.span(start))
 
-    def parse_pattern_single(self) -> A.Pattern:
+    def parse_pattern_single(self, no_class_pat: bool = False) -> A.Pattern:
         t = self.tok
+        if t.is_("("):
+            self.advance()
+            inner = self.parse_pattern()
+            self.expect(")")
+            return inner
         if t.is_("_"):
             self.advance()
             return A.WildcardPat(self.span(t.start, t.end))
@@ -980,15 +1132,26 @@ class Parser:
         if t.is_("["):
             return self.parse_array_pattern()
         if t.kind is T.IDENT:
+            if t.is_("map") and self.peek().is_("<"):
+                return self.parse_type_pattern()
+            saved = self.i
             self.advance()
             path = [t.text]
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
                 path.append(self.advance().text)
-            if self.at("{"):
+            if self.at("{") and not no_class_pat:  # in `if v is A { ... }` the brace opens the body
                 return self.parse_class_pattern(".".join(path), t.start)
+            if self.at("?") or (self.at("[") and self.peek().is_("]")):
+                self.i = saved  # re-read the path as the start of a type
+                return self.parse_type_pattern()
             return A.PathPat(path, self.span(t.start))
         raise self.error("unexpected token", primary=f"expected a pattern, found `{describe(t)}`")
+
+    def parse_type_pattern(self) -> A.TypePat:
+        start = self.tok.start
+        ty = self.parse_type_postfix()
+        return A.TypePat(ty, self.span(start))
 
     def parse_array_pattern(self) -> A.ArrayPat:
         start = self.expect("[").start
