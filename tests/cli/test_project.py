@@ -197,7 +197,8 @@ def test_explore_a_project_and_run_its_emitted_baml_tests_beside_it(project: Pat
     assert code == 0
     report = json.loads(out)
     assert report["coverage"]["edges_covered"] == report["coverage"]["edges_total"]
-    assert {f["kind"] for f in report["findings"]} == {"InvalidOrder"}
+    # The planted InvalidOrder, and `quantity * unit_price_cents` overflowing for huge line items.
+    assert {f["kind"] for f in report["findings"]} == {"InvalidOrder", "IntegerOverflow"}
     emitted = src / "baml_src_OrderTotal_tests.baml"
     assert emitted.is_file()
     code, out, _ = invoke("test", str(src), "--llm", f"ClassifyRequest=@{project / 'mocks' / 'classify.json'}",
