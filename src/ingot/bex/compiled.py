@@ -516,6 +516,7 @@ class FunctionTranslator:
             self.pc = b
             self.out("try:")
             self.indent += 1
+            opened = len(self.mod.lines)
         term = self.block(b, self.block_end[b], self.depth[b])
         last = self.block_end[b] - 1
         follow: int | None = None
@@ -543,7 +544,9 @@ class FunctionTranslator:
             elif kind == "goto":
                 target = ex[0][1]
                 inline = target in self.inlined
-                copy = not inline and target in self.dup and target not in self.path and len(self.path) < 4
+                # a copy inside this block's `try` would be covered by its handler: only without one
+                copy = (not inline and h is None and target in self.dup and target not in self.path
+                        and len(self.path) < 4)
                 if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
                     self.out("_tick()")  # a backward JUMP ticks even when its target's code follows in place
                 if inline:
@@ -555,6 +558,8 @@ class FunctionTranslator:
                 else:
                     self.jump(target, test == "tick", last)
         if h is not None:
+            if len(self.mod.lines) == opened:
+                self.out("pass")  # a block that only jumps to its (inlined) successor
             self.indent -= 1
             self.pc = b
             self.out("except BamlRaise as e:")
