@@ -122,7 +122,7 @@ def tracked(tracker: str, fn: str, x: int) -> tuple[Any, ...]:
     run = Explorer(program().view, fn, Options(tracker=tracker)).run({"x": x})
     error = run.outcome.error
     if error is None:
-        return ("ok", run.outcome.as_dict())
+        return ("ok", run.outcome.value)
     return ("error", error.kind, error.message, [str(f) for f in error.trace])
 
 

@@ -42,12 +42,20 @@ import sys
 from collections import OrderedDict
 from typing import Any
 
-from ingot.bex.opcodes import OPCODES, Op
+from ingot.bex.opcodes import BINARY, ENDS_BLOCK, OPCODES, RUNTIME_FUNCTIONS, Kind, Op, stack_effect
 from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
-from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler, read_index, user_frames, write_index
+from ingot.bex.vm import (
+    DEFAULT_MAX_DEPTH,
+    VM,
+    LlmHandler,
+    not_callable,
+    read_index,
+    user_frames,
+    write_index,
+)
 from ingot.runtime import ops
 from ingot.runtime.builtins import BUILTINS
-from ingot.runtime.errors import BamlRaise, Frame, is_panic_value, panic
+from ingot.runtime.errors import BamlRaise, Frame, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
 
@@ -55,7 +63,7 @@ __all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "sour
            "STATIC_NAMES", "literal"]
 
 _LIM = INT_MAX + 1
-_ENDS = {int(op) for op, info in OPCODES.items() if info.ends_block}
+_ENDS = ENDS_BLOCK
 _counter = itertools.count()
 
 
@@ -146,12 +154,10 @@ def inline_builtin(program: BexProgram, index: int, args: list[str], target: str
     return None
 
 
-# A binary operator's Python symbol and the runtime function the generated code falls back to.
-OP_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "//", Op.MOD: "%", Op.LT: "<", Op.LE: "<=",
-             Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
-OP_RUNTIME = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul", Op.DIV: "_div", Op.MOD: "_mod", Op.LT: "_lt",
-              Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge", Op.EQ: "_eq", Op.NE: "_ne", Op.BIT_AND: "_bit_and",
-              Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}
+# A binary operator's Python symbol and the runtime function the generated code falls back to
+# (both from the opcode table).
+OP_SYMBOL = {op: OPCODES[op].py for op in BINARY if OPCODES[op].py}
+OP_RUNTIME = {op: OPCODES[op].runtime_name for op in BINARY}
 
 
 def float_operands(a_kind: str, b_kind: str) -> bool:
@@ -243,7 +249,7 @@ class FunctionTranslator:
             pc = start
             while True:
                 op, arg = code[pc]
-                d = d - self.pops(op, arg) + OPCODES[Op(op)].pushes
+                d = d - self.pops(op, arg) + OPCODES[op].pushes
                 succ: list[int] = []
                 if op in (Op.JUMP, Op.POP_JUMP_IF_FALSE):
                     succ.append(arg)
@@ -264,25 +270,8 @@ class FunctionTranslator:
                 pc = nxt
         return depth
 
-    def pops(self, op: int, arg: Any) -> int:
-        info = OPCODES[Op(op)]
-        if info.pops is not None:
-            return info.pops
-        if op == Op.MAKE_ARRAY:
-            return arg
-        if op == Op.MAKE_MAP:
-            return 2 * arg
-        if op == Op.MAKE_INSTANCE:
-            return len(list(self.mod.program.classes.values())[arg].field_names)
-        if op == Op.MAKE_CLOSURE:
-            return self.mod.program.functions[arg].n_captures
-        if op == Op.FORMAT:
-            return self.fn.formats[arg].count(None)
-        if op in (Op.CALL, Op.CALL_BUILTIN):
-            return arg[1]
-        if op == Op.CALL_VALUE:
-            return arg + 1
-        raise AssertionError(op)
+    def pops(self, op: Op, arg: Any) -> int:
+        return stack_effect(op, arg, self.fn, self.mod.program)[0]
 
     # -- output -----------------------------------------------------------------------
     def out(self, text: str) -> None:
@@ -601,7 +590,7 @@ class FunctionTranslator:
                     del stack[len(stack) - n:]
                 if op == Op.STORE_LOCAL:
                     stores.setdefault(arg, []).append(args[0])
-                if OPCODES[Op(op)].pushes:
+                if OPCODES[op].pushes:
                     stack.append(self.value_kind(op, arg, args))
         result: dict[int, str] = {}
         for kind in ("int", "bool", "float"):
@@ -619,25 +608,23 @@ class FunctionTranslator:
                 result[s_] = kind
         return result
 
-    def value_kind(self, op: int, arg: Any, args: list[Any]) -> Any:
-        """A symbolic kind: "int", "bool", ("slot", k), ("int-if", operands) or None."""
-        if op == Op.LOAD_CONST:
-            v = self.fn.consts[arg]
-            return {int: "int", bool: "bool", float: "float"}.get(type(v))
-        if op == Op.LOAD_LOCAL:
+    def value_kind(self, op: Op, arg: Any, args: list[Any]) -> Any:
+        """A symbolic kind: "int", "bool", ("slot", k), ("int-if", operands) or None (the opcode table's `kind`)."""
+        kind = OPCODES[op].kind
+        if kind is Kind.CONST:
+            return {int: "int", bool: "bool", float: "float"}.get(type(self.fn.consts[arg]))
+        if kind is Kind.LOCAL:
             return ("slot", arg)
-        if op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.NEG):
+        if kind is Kind.NUMERIC:
             return ("int-if", tuple(args))
-        if op in (Op.BIT_AND, Op.BIT_OR, Op.BIT_XOR, Op.SHL, Op.SHR, Op.BIT_NOT, Op.LEN):
-            return "int"
-        if op in (Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.NOT, Op.TRUTHY, Op.IS_PANIC, Op.IS_TYPE):
-            return "bool"
-        if op == Op.CALL_BUILTIN:
+        if kind is Kind.INT or kind is Kind.BOOL:
+            return kind.value
+        if kind is Kind.BUILTIN:
             key = self.mod.program.builtin_keys[arg[0]]
             if key in ("array.length", "string.length", "array.push"):
                 return "int"
             return None
-        if op == Op.CALL:
+        if kind is Kind.RETURN:
             callee = self.mod.program.functions[arg[0]]
             ret = callee.ret
             if (type(ret).__name__ == "Prim" and getattr(ret, "name", None) in ("int", "bool")
@@ -849,7 +836,7 @@ class FunctionTranslator:
                     expr = f"{'_ne' if neg else '_eq'}({A}, {B})"
                 self.assign(t, f"{expr}", stack)
                 push_result(t, "bool")
-            elif op in (Op.NEG, Op.NOT, Op.BIT_NOT, Op.TRUTHY, Op.IS_PANIC):
+            elif op in (Op.NEG, Op.NOT, Op.BIT_NOT, Op.IS_PANIC):
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
@@ -859,9 +846,6 @@ class FunctionTranslator:
                     expr = f"-{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})"
                 elif op == Op.NOT:
                     expr = f"not {A}" if a.kind == "bool" else f"not _truthy({A})"
-                    kind = "bool"
-                elif op == Op.TRUTHY:
-                    expr = A if a.kind == "bool" else f"_truthy({A})"
                     kind = "bool"
                 elif op == Op.BIT_NOT:
                     expr = f"_bit_not({A})"
@@ -1026,7 +1010,7 @@ class FunctionTranslator:
             elif op == Op.CALL_VALUE:
                 argc = arg
                 args = [e.expr for e in stack[len(stack) - argc:]] if argc else []
-                target = stack[len(stack) - argc - 1].expr
+                target = f"({stack[len(stack) - argc - 1].expr})"  # (a literal needs the parentheses)
                 t = result_dest(argc + 1)
                 del stack[len(stack) - argc - 1:]
                 mod.value_argcs.add(argc)
@@ -1056,8 +1040,6 @@ class FunctionTranslator:
             elif op == Op.UNREACHABLE:
                 self.out("raise _unreachable()")
                 return None
-            elif op == Op.POP:
-                stack.pop()
             else:  # pragma: no cover - the opcode table and this switch are checked by a test
                 raise AssertionError(f"unknown opcode {op}")
             pc += 1
@@ -1126,11 +1108,9 @@ STATIC_NAMES = {
     "Cell": Cell,
     "Closure": Closure,
     "Instance": Instance,
-    "_add": ops.add, "_sub": ops.sub, "_mul": ops.mul, "_div": ops.div, "_mod": ops.mod,
-    "_neg": ops.neg, "_bit_not": ops.bit_not, "_bit_and": ops.bit_and, "_bit_or": ops.bit_or,
-    "_bit_xor": ops.bit_xor, "_shl": ops.shl, "_shr": ops.shr,
-    "_eq": ops.eq, "_ne": ops.ne, "_lt": ops.lt, "_le": ops.le, "_gt": ops.gt, "_ge": ops.ge,
-    "_truthy": ops.truthy, "_is_panic": is_panic_value, "_render": render_value,
+    **RUNTIME_FUNCTIONS,  # `_add`, `_lt`, `_truthy`, ...: the opcode table's definitions
+    "_truthy": ops.truthy,  # a branch's condition
+    "_render": render_value,
     "_read_index": read_index, "_write_index": write_index,
     "_overflow": lambda: panic("StackOverflow", message="stack overflow"),
     "_unreachable": lambda: panic("Unreachable", message="entered unreachable code"),
@@ -1178,7 +1158,7 @@ class CompiledVM(VM):
 
         def _call_value(d: int, target: Any, args: list[Any]) -> Any:
             if not isinstance(target, Closure):
-                raise panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
+                raise not_callable(target)
             if target.bound:
                 args = [target.receiver, *args]
             callee = target.function

@@ -32,8 +32,9 @@ from ingot.bex.compiled import (
     run_entry,
     translate,
 )
-from ingot.bex.opcodes import OPCODES, Op
+from ingot.bex.opcodes import BINARY, OPCODES, Op
 from ingot.bex.program import BexFunction, Closure
+from ingot.bex.vm import not_callable
 from ingot.mir.api import ProgramView
 from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
@@ -52,7 +53,7 @@ from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, sta
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
 
 _LIM = INT_MAX + 1
-_BINARY = {Op(op) for op in range(Op.ADD, Op.GE + 1)}
+_BINARY = BINARY
 _SCALARS = frozenset({int, float, bool, str, type(None)})
 _CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}  # as the concrete tier
 
@@ -249,7 +250,7 @@ class TrackedTranslator(FunctionTranslator):
             self.out(f"{s} = _global({arg})")
         elif op in _BINARY:
             self.binary(op, stack)
-        elif op in (Op.NOT, Op.TRUTHY):
+        elif op == Op.NOT:
             (a,) = self.pop(stack, 1)
             self.truth(op, a, stack)
         elif op == Op.NEG:
@@ -326,7 +327,7 @@ class TrackedTranslator(FunctionTranslator):
     def truth(self, op: Op, a: Entry, stack: list[Entry]) -> None:
         test = self.may_have_shadow(a)
         s, t = self.push(stack, op, None, [a], kind="bool")
-        value = self.truth_expr(a) if op == Op.TRUTHY else f"not {self.truth_expr(a)}"
+        value = f"not {self.truth_expr(a)}"
         if test is None:
             self.out(f"{s} = {value}")
             return
@@ -446,8 +447,6 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.UNREACHABLE:
             self.out("raise _unreachable()")
             return None
-        elif op == Op.POP:
-            self.pop(stack, 1)
         else:  # pragma: no cover - every opcode has an arm; a test runs the corpus through this translator
             raise AssertionError(f"tracked translation: unhandled opcode {op.name}")
         return False
@@ -677,7 +676,7 @@ class CompiledTrackedVM(TrackedVM):
                         shadows: list[Shadow]) -> tuple[Any, Shadow]:
             # the interpreter-tracker's CALL_VALUE, step for step
             if not isinstance(target, Closure):
-                raise panic("UserPanic", message="cannot call a non-function value")
+                raise not_callable(target)
             if target.bound:
                 args, shadows = [target.receiver, *args], [None, *shadows]
             callee = target.function

@@ -21,9 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ingot.bex.opcodes import ARITH, BINARY, OPCODES, ORDER
 from ingot.bex.opcodes import Op as B
 from ingot.bex.program import BexFunction, Cell, Closure
-from ingot.bex.vm import VM, read_index, user_frames, write_index
+from ingot.bex.vm import VM, not_callable, read_index, user_frames, write_index
 from ingot.mir.api import FunctionView, ProgramView
 from ingot.runtime import ops
 from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
@@ -300,7 +301,7 @@ class TrackedVM(VM):
                         if arg < frame.pc and self.max_steps is not None:
                             self.tick()
                         frame.pc = arg
-                    elif B.ADD <= op <= B.GE:
+                    elif op in BINARY:
                         self.binary(frame, B(op))
                     elif op == B.CALL:
                         index, argc = arg
@@ -322,7 +323,7 @@ class TrackedVM(VM):
                         target = stack.pop()
                         sstack.pop()
                         if not isinstance(target, Closure):
-                            raise panic("UserPanic", message="cannot call a non-function value")
+                            raise not_callable(target)
                         if target.bound:
                             args, shadows = [target.receiver, *args], [None, *shadows]
                         callee = target.function
@@ -553,12 +554,11 @@ class TrackedVM(VM):
             sstack[-1] = self.hget(base, "$len") if isinstance(base, list) else None
         elif op is B.SWITCH:
             self.switch_on(frame, arg)
-        elif op is B.NOT or op is B.TRUTHY:
+        elif op is B.NOT:
             value, shadow = stack[-1], sstack[-1]
-            truth = ops.truthy(value)
-            stack[-1] = (not truth) if op is B.NOT else truth
+            stack[-1] = not ops.truthy(value)
             cond = self.truthy(shadow, value)
-            sstack[-1] = None if cond is None else (x.not_(cond) if op is B.NOT else cond)
+            sstack[-1] = None if cond is None else x.not_(cond)
         elif op is B.NEG:
             value, shadow = stack[-1], sstack[-1]
             pruned = shadow is None or self.pruned(frame)
@@ -659,9 +659,6 @@ class TrackedVM(VM):
             raise self.pending_rethrow(stack.pop())
         elif op is B.UNREACHABLE:
             raise panic("Unreachable", message="entered unreachable code")
-        elif op is B.POP:
-            stack.pop()
-            sstack.pop()
         elif op is B.BIT_AND or op is B.BIT_OR or op is B.BIT_XOR or op is B.SHL or op is B.SHR:
             raise AssertionError("bitwise operators go through binary()")
         else:
@@ -847,15 +844,12 @@ def pruned_count(count: int, limit: int) -> int:
     return (count - limit) - (count.bit_length() - limit.bit_length())  # less the powers of two in (limit, count]
 
 
-ORDER_OPS = frozenset({B.LT, B.LE, B.GT, B.GE})
-ARITH = frozenset({B.ADD, B.SUB, B.MUL, B.DIV, B.MOD})
+ORDER_OPS = ORDER
 ARITH_KIND = {B.ADD: Op.ADD, B.SUB: Op.SUB, B.MUL: Op.MUL, B.DIV: Op.DIV, B.MOD: Op.MOD}
+assert set(ARITH_KIND) == ARITH
 
-CONCRETE_BINARY: dict[B, Callable[[Any, Any], Any]] = {
-    B.ADD: ops.add, B.SUB: ops.sub, B.MUL: ops.mul, B.DIV: ops.div, B.MOD: ops.mod,
-    B.BIT_AND: ops.bit_and, B.BIT_OR: ops.bit_or, B.BIT_XOR: ops.bit_xor, B.SHL: ops.shl, B.SHR: ops.shr,
-    B.EQ: ops.eq, B.NE: ops.ne, B.LT: ops.lt, B.LE: ops.le, B.GT: ops.gt, B.GE: ops.ge,
-}
+# The concrete operators: the opcode table's runtime definitions.
+CONCRETE_BINARY: dict[B, Callable[[Any, Any], Any]] = {op: OPCODES[op].impl for op in BINARY}  # type: ignore[misc]
 
 
 def build_site_info(view: FunctionView) -> SiteInfo:
