@@ -100,22 +100,18 @@ class ControlFlow:
         return stack_effect(op, arg, self.fn, self.mod.program)[0]
 
     def structurable(self, regions: dict[int, int]) -> bool:
-        """Can the arms run as straight code and `while` loops, with no `pc` dispatch?
+        """Can the arms run as straight code and nested `while` loops, with no `pc` dispatch?
 
-        Yes when the function has no handlers or switches and every jump between arms is
-        structured: to the next arm (it follows in place), to the header of the loop region it
-        is in (`continue`) or to the arm right after that region (`break`). Natural loops whose
-        body the CFG pass inlined into its header, and if/else regions, are such; irreducible
-        flow and loops with several back-edge arms outside a region are not, and keep the dispatch.
+        Yes when the function has no handlers or switches, its loops nest (`nested_regions`)
+        and every jump between arms is structured: to the next arm (it follows in place), to
+        the header of the innermost loop it is in (`continue`) or to the arm right after that
+        loop (`break`). Natural loops and if/else regions are such; irreducible flow is not,
+        and keeps the dispatch.
         """
         if self.fn.handlers:
             return False
-        region_of: dict[int, tuple[int, int]] = {}
-        for q, e in regions.items():
-            for pos in range(q, e + 1):
-                region_of[pos] = (q, e)
         for pos, b in enumerate(self.arms):
-            region = region_of.get(pos)
+            region = innermost(regions, pos)
             for kind, target in self.arm_targets(b):
                 if kind == "switch":
                     return False
@@ -130,7 +126,7 @@ class ControlFlow:
         return True
 
     def arm_targets(self, b: int) -> set[tuple[str, int]]:
-        """The jumps an arm's code can make: exits of the blocks inlined (or maybe copied) into it."""
+        """The jumps an arm's code can make: the exits of the blocks inlined into it."""
         seen: set[int] = set()
         out: set[tuple[str, int]] = set()
         todo = [b]
@@ -143,13 +139,12 @@ class ControlFlow:
                 if t in self.inlined and kind != "switch":
                     todo.append(t)
                     continue
-                out.add((kind, t))
-                if t in self.dup:
-                    todo.append(t)
+                out.add((kind, t))  # (structured code copies no blocks: `dup` is for the dispatch)
         return out
 
-    def loop_regions(self) -> dict[int, int]:
-        """Innermost loops as contiguous arm ranges: each runs in its own `while True`."""
+    def loop_spans(self) -> tuple[dict[int, int], set[int]]:
+        """Every loop as an arm range (header position -> last back-edge source), and the arms
+        ending in a switch."""
         host: dict[int, int] = {}
 
         def place(b: int, pos: int) -> None:
@@ -169,6 +164,11 @@ class ControlFlow:
                 q = self.arm_pos.get(t)
                 if kind != "switch" and q is not None and q <= pos:
                     ends[q] = max(ends.get(q, q), pos)
+        return ends, switch_at
+
+    def loop_regions(self) -> dict[int, int]:
+        """Innermost loops as contiguous arm ranges: each runs in its own `while True`."""
+        ends, switch_at = self.loop_spans()
         chosen: dict[int, int] = {}
         taken: set[int] = set()
         for q, end in sorted(ends.items(), key=lambda x: x[1] - x[0]):
@@ -178,6 +178,17 @@ class ControlFlow:
             chosen[q] = end
             taken |= span
         return chosen
+
+    def nested_regions(self) -> dict[int, int] | None:
+        """Every loop as an arm range, when the ranges nest (each pair disjoint or one inside
+        the other, no two sharing a first or a last arm): the loops of structured code."""
+        ends, _ = self.loop_spans()
+        spans = sorted(ends.items())
+        for i, (_, e1) in enumerate(spans):
+            for q2, e2 in spans[i + 1:]:
+                if e1 == e2 or q2 <= e1 < e2:  # (sorted: the first header comes first)
+                    return None
+        return dict(spans)
 
     # -- control flow ---------------------------------------------------------------------
     def thread(self, target: int) -> int:
@@ -265,3 +276,12 @@ class ControlFlow:
                     and self.code[self.block_end[b] - 1][0] in (Op.JUMP, Op.RETURN)}
         self.path: list[int] = []
         self.arm_pos = {b: i for i, b in enumerate(self.arms)}
+
+
+def innermost(regions: dict[int, int], pos: int) -> tuple[int, int] | None:
+    """The smallest loop range holding arm `pos`, if any."""
+    best: tuple[int, int] | None = None
+    for q, e in regions.items():
+        if q <= pos <= e and (best is None or e - q < best[1] - best[0]):
+            best = (q, e)
+    return best

@@ -170,9 +170,10 @@ class FunctionTranslator(ControlFlow, KindInference):
             self.arm = 0
             self.body(0, 0)
             return
-        self.structured = self.structurable(regions)
-        if self.structured:
-            self.structured_layout(regions)
+        nested = self.nested_regions()
+        self.structured = nested is not None and self.structurable(nested)
+        if nested is not None and self.structured:
+            self.structured_layout(nested)
             return
         self.out("pc = 0")
         self.out("while True:")
@@ -201,19 +202,20 @@ class FunctionTranslator(ControlFlow, KindInference):
                 self.region = None
 
     def structured_layout(self, regions: dict[int, int]) -> None:
-        """Arms in order, each loop region a `while True:`: no `pc` (see `structurable`)."""
+        """Arms in order, each loop a `while True:` around its arms: no `pc` (see `structurable`)."""
+        open_: list[tuple[int, int]] = []
         for pos, b in enumerate(self.arms):
             self.arm = pos
             self.pc = b
             if pos in regions:
-                self.region = (pos, regions[pos])
-                self.indent = 1
+                self.indent = 1 + len(open_)
                 self.out("while True:")
-                self.indent = 2
+                open_.append((pos, regions[pos]))
+            self.region = open_[-1] if open_ else None
+            self.indent = 1 + len(open_)
             self.body(b, 0)
-            if self.region is not None and pos == self.region[1]:
-                self.region = None
-                self.indent = 1
+            while open_ and open_[-1][1] == pos:
+                open_.pop()
 
     def jump(self, target: int, tick: bool, at: int, always: bool = False) -> None:
         if tick and self.mod.budget and target <= at:
@@ -272,9 +274,10 @@ class FunctionTranslator(ControlFlow, KindInference):
             elif kind == "goto":
                 target = ex[0][1]
                 inline = target in self.inlined
-                # a copy inside this block's `try` would be covered by its handler: only without one
-                copy = (not inline and h is None and target in self.dup and target not in self.path
-                        and len(self.path) < 4)
+                # a copy saves a round of the dispatch (structured code falls through instead);
+                # inside this block's `try` it would be covered by its handler: only without one
+                copy = (not inline and h is None and not self.structured and target in self.dup
+                        and target not in self.path and len(self.path) < 4)
                 if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
                     self.out("_tick()")  # a backward JUMP ticks even when its target's code follows in place
                 if inline:
