@@ -39,6 +39,7 @@ from ingot.mir.api import ProgramView
 from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
+from ingot.symbolic.runtime import pruned_count
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import (
     CONCRETE_BINARY,
@@ -46,7 +47,6 @@ from ingot.symbolic.tracker import (
     SiteInfo,
     TrackedVM,
     build_site_info,
-    pruned_count,
 )
 from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
 
