@@ -79,13 +79,16 @@ def literal(value: Any) -> str | None:
 class _Entry:
     """A value on the translation-time stack: a Python expression and what it is known to be."""
 
-    __slots__ = ("expr", "slot", "kind", "value")
+    __slots__ = ("expr", "slot", "kind", "value", "nonneg", "bounded")
 
-    def __init__(self, expr: str, slot: int | None = None, kind: str = "", value: int | None = None) -> None:
+    def __init__(self, expr: str, slot: int | None = None, kind: str = "", value: int | None = None,
+                 nonneg: bool = False, bounded: bool = False) -> None:
         self.expr = expr
         self.slot = slot  # the local it reads (deferred load), if any
         self.kind = kind  # "int" / "str" / "bool" / "none" / "other" for constants, "bool" for tests
         self.value = value  # an int constant's value
+        self.nonneg = nonneg  # an int known to be >= 0
+        self.bounded = bounded  # an int known to be below the maximum (`+ 1` cannot overflow)
 
 
 class FunctionTranslator(ControlFlow, KindInference):
@@ -131,6 +134,8 @@ class FunctionTranslator(ControlFlow, KindInference):
         self.block_end = {b: (all_leaders[i + 1] if i + 1 < len(all_leaders) else len(self.code))
                           for i, b in enumerate(all_leaders)}
         self.kinds = self.infer_kinds(depth)
+        self.nonneg = self.nonneg_slots(depth, self.kinds)
+        self.below = self.below_max(self.kinds)
         code = self.code
         loads: dict[int, int] = {}
         for op, arg in code:
@@ -331,6 +336,7 @@ class FunctionTranslator(ControlFlow, KindInference):
         """Emit one block's code; return how it exits: ("goto", "tick" or ""), ("cond", test) or None."""
         fn, code, mod = self.fn, self.code, self.mod
         stack: list[_Entry] = [_Entry(f"s{i}") for i in range(depth)]
+        below = set(self.below.get(start, ()))  # locals below the int maximum here (`below_max`)
         fx = fn.index
         pc = start
         skip = 0
@@ -356,6 +362,7 @@ class FunctionTranslator(ControlFlow, KindInference):
                     self.flush(keep, slot)
                     stack[:len(keep)] = keep
                     skip = 1
+                    below.discard(slot)
                     return f"l{slot}"
                 return d_
 
@@ -364,7 +371,8 @@ class FunctionTranslator(ControlFlow, KindInference):
                     stack.append(_Entry(target, kind=kind))
 
             if op == Op.LOAD_LOCAL:
-                stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, "")))
+                stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, ""), nonneg=arg in self.nonneg,
+                                    bounded=arg in below))
             elif op == Op.LOAD_CONST:
                 value = fn.consts[arg]
                 lit = literal(value)
@@ -375,10 +383,12 @@ class FunctionTranslator(ControlFlow, KindInference):
                 stack.append(_Entry(lit, kind=kind, value=value if kind == "int" else None))
             elif op == Op.STORE_LOCAL and pc in self.forward:
                 # a temporary read once, right here: it stays on the stack
+                below.discard(arg)
                 stack[-1].kind = stack[-1].kind or self.kinds.get(arg, "")
                 skip = 1
             elif op == Op.STORE_LOCAL:
                 v = stack.pop()
+                below.discard(arg)
                 self.flush(stack, arg)
                 if v.expr != f"l{arg}" and arg in self.read:  # (stack entries are side-effect free)
                     self.out(f"l{arg} = {v.expr}")
@@ -422,6 +432,11 @@ class FunctionTranslator(ControlFlow, KindInference):
                     push_result(t, "float" if a.kind == b.kind == "float" else "")
                     pc += 1
                     continue
+                if b.value == 1 and a.kind == "int" and (a.bounded if op == Op.ADD else op == Op.SUB and a.nonneg):
+                    self.out(f"{t} = {A} {sym} 1")  # a counter below the maximum, or a non-negative one
+                    push_result(t, "int")
+                    pc += 1
+                    continue
                 if b.value is not None and op != Op.MUL and abs(b.value) < 1 << 40:
                     k = b.value
                     if (op == Op.ADD) == (k >= 0):
@@ -455,10 +470,14 @@ class FunctionTranslator(ControlFlow, KindInference):
                 A, B = a.expr, b.expr
                 sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
                 checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                checks.append(f"{A} >= 0")
+                if not (a.nonneg or a.value is not None and a.value >= 0):
+                    checks.append(f"{A} >= 0")
                 if not (b.value is not None and b.value > 0):
                     checks.append(f"{B} > 0")
-                self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
+                if checks:
+                    self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
+                else:  # Python's // and % are BAML's on these operands
+                    self.out(f"{t} = {A} {sym} {B}")
                 push_result(t, "int" if a.kind == b.kind == "int" else "")
             elif op in (Op.LT, Op.LE, Op.GT, Op.GE):
                 b, a = stack[-1], stack[-2]
