@@ -43,6 +43,7 @@ from ingot.symbolic.runtime import pruned_count
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import (
     CONCRETE_BINARY,
+    UNMODELLED_UNARY,
     Frame,
     SiteInfo,
     TrackedVM,
@@ -265,13 +266,13 @@ class TrackedTranslator(FunctionTranslator):
                 self.at()
                 self.out(f"_s = _neg_shadow(F, {a.expr}, {a.sh}); {s} = _neg({a.expr}); {t} = _s")
                 self.indent -= 2
-        elif op == Op.BIT_NOT:
+        elif op in UNMODELLED_UNARY:  # `~` and any unary operator without a model: concrete operand
             (a,) = self.pop(stack, 1)
             if a.sh is not None:
                 self.at()
                 self.out(f"_concretize(F, {a.sh}, {a.expr})")
             s, _ = self.push(stack, op, arg, [a])
-            self.out(f"{s} = _bit_not({a.expr})")
+            self.out(f"{s} = {OPCODES[op].runtime_name}({a.expr})")
         elif op == Op.IS_PANIC:
             (a,) = self.pop(stack, 1)
             s, _ = self.push(stack, op, arg, [a], kind="bool")

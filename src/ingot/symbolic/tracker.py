@@ -36,7 +36,8 @@ from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, Shadow, Tagged
 
-__all__ = ["Environment", "Frame", "RunTrace", "SiteInfo", "TrackedVM", "build_site_info", "pruned_count"]
+__all__ = ["Environment", "Frame", "RunTrace", "SiteInfo", "TrackedVM", "build_site_info", "pruned_count",
+           "UNMODELLED_UNARY"]
 
 
 class Environment(Protocol):
@@ -393,9 +394,9 @@ class TrackedVM(VM, TrackerRuntime):
             pruned = shadow is None or self.pruned(frame)
             sstack[-1] = None if pruned else self.neg_shadow(frame, value, shadow)
             stack[-1] = ops.neg(value)
-        elif op is B.BIT_NOT:
+        elif op in UNMODELLED_UNARY:  # `~` and any unary operator without a model: concrete operand
             self.concretize(frame, sstack[-1], stack[-1])
-            stack[-1] = ops.bit_not(stack[-1])
+            stack[-1] = OPCODES[op].impl(stack[-1])  # type: ignore[misc]
             sstack[-1] = None
         elif op is B.IS_TYPE:
             value, shadow = stack[-1], sstack[-1]
@@ -667,6 +668,9 @@ class TrackedVM(VM, TrackerRuntime):
 
 
 ORDER_OPS = ORDER
+# Unary operators the tracker has no model for (their operand is concretized).
+UNMODELLED_UNARY = frozenset(op for op, info in OPCODES.items()
+                             if info.pops == 1 and info.impl is not None) - {B.NEG, B.NOT, B.IS_PANIC}
 ARITH_KIND = {B.ADD: Op.ADD, B.SUB: Op.SUB, B.MUL: Op.MUL, B.DIV: Op.DIV, B.MOD: Op.MOD}
 assert set(ARITH_KIND) == ARITH
 

@@ -1,7 +1,9 @@
 """The compiled tier: each BEX function translated to a Python function.
 
 The translator reads only the bytecode and its side tables (the opcode table
-gives every instruction's stack effect). Per program it generates one Python
+gives every instruction's stack effect and operator templates). Modules:
+`cfg` (control-flow recovery), `kinds` (kind inference), `codegen` (code
+generation), `translation` (the per-program cache), `runtime` (`CompiledVM`). Per program it generates one Python
 module: one `def` per BAML function, compiled once with `compile()` and cached
 (per program, and per budget mode: with `max_steps` set, backward jumps and
 calls tick the budget exactly as the interpreter does; without, no tick code
@@ -14,17 +16,22 @@ Translation:
   block), loads of locals and constants stay symbolic until used, other
   results live in Python locals `s0, s1, ...`; BAML locals are Python locals
   `l0, l1, ...` (captured ones hold `Cell` objects, as in the interpreter).
-- Basic blocks are laid out in reverse postorder as arms of a `while True`
-  dispatch over `pc`: an arm falls through to the next, forward jumps skip
-  arms, backward jumps `continue`. A block with one predecessor is inlined
-  into it (so loop-free functions become plain if/else code), small blocks
-  ending in a jump are copied into their predecessors, and each innermost
-  loop runs in its own nested `while True`.
-- Ints, floats and bools get inline fast paths (`a + b` with the 63-bit range
-  check, BAML's total float order, ...). A flow-insensitive pass finds the
-  locals that only ever hold an int, a float or a bool (from the declared
-  parameter types, constants and operators), and their type tests go away.
-  A temporary that is stored and read once right away never leaves the stack.
+- Control flow (`cfg`): basic blocks in reverse postorder, a block with one
+  predecessor inlined into it. Where every remaining jump is structured (to
+  the next arm, to the innermost loop's header, or just past that loop) the
+  function is plain code: loops are `while True:` with `continue`/`break`,
+  branches are `if`/`else`, there is no `pc`. Otherwise (handlers, switches,
+  irreducible flow) the arms are a `while True` dispatch over `pc`, small
+  blocks ending in a jump copied into their predecessors, each innermost loop
+  in its own nested `while True`.
+- Ints, floats and bools get inline fast paths from the opcode table's
+  templates (`a + b` with the 63-bit range check, BAML's total float order,
+  ...). `kinds` finds the locals that only ever hold an int, a float or a
+  bool (their type tests go), the never-negative ints (no sign test before
+  `/`, `%`) and the locals below the int maximum where a dominating `i < n`
+  held (no overflow test on `+ 1`). A temporary that is stored and read once
+  right away never leaves the stack; a store into a local nothing reads is
+  dropped.
 - Blocks covered by an exception handler are wrapped in
   `try/except BamlRaise`, which stores the value in the handler's slot and
   jumps to the handler block.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ingot.bex.compiled.cfg import ControlFlow
 from ingot.bex.compiled.kinds import KindInference
-from ingot.bex.opcodes import BINARY, OPCODES, Op
+from ingot.bex.opcodes import BINARY, OPCODES, Kind, Op
 from ingot.bex.program import BexFunction, BexProgram
 from ingot.runtime.builtins import BUILTINS
 from ingot.runtime.values import INT_MAX, INT_MIN
@@ -520,33 +520,26 @@ class FunctionTranslator(ControlFlow, KindInference):
                     expr = f"{'_ne' if neg else '_eq'}({A}, {B})"
                 self.assign(t, f"{expr}", stack)
                 push_result(t, "bool")
-            elif op in (Op.NEG, Op.NOT, Op.BIT_NOT, Op.IS_PANIC):
+            elif op in (Op.NEG, Op.NOT):
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
                 A = a.expr
-                kind = ""
                 if op == Op.NEG:
-                    expr = f"-{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})"
-                elif op == Op.NOT:
-                    expr = f"not {A}" if a.kind == "bool" else f"not _truthy({A})"
-                    kind = "bool"
-                elif op == Op.BIT_NOT:
-                    expr = f"_bit_not({A})"
+                    self.out(f"{t} = -{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})")
+                    push_result(t, "int" if a.kind == "int" else "")
                 else:
-                    expr = f"_is_panic({A})"
-                    kind = "bool"
-                if op == Op.NEG and a.kind == "int":
-                    kind = "int"
-                self.out(f"{t} = {expr}")
-                push_result(t, kind)
-            elif op in (Op.BIT_AND, Op.BIT_OR, Op.BIT_XOR, Op.SHL, Op.SHR):
-                b, a = stack[-1], stack[-2]
-                t = result_dest(2)
-                del stack[-2:]
-                slow = OP_RUNTIME[Op(op)]
-                self.out(f"{t} = {slow}({a.expr}, {b.expr})")
-                push_result(t, "int")
+                    self.out(f"{t} = not {A}" if a.kind == "bool" else f"{t} = not _truthy({A})")
+                    push_result(t, "bool")
+            elif OPCODES[op].impl is not None:
+                # any other operator: a call of its runtime definition (the opcode table's `impl`)
+                info = OPCODES[op]
+                n = len(stack) - info.pops  # type: ignore[operator]
+                operands = ", ".join(e.expr for e in stack[n:])
+                t = result_dest(len(stack) - n)
+                del stack[n:]
+                self.out(f"{t} = {info.runtime_name}({operands})")
+                push_result(t, {Kind.INT: "int", Kind.BOOL: "bool"}.get(info.kind, ""))
             elif op == Op.JUMP:
                 self.flush(stack)
                 return ("goto", "tick")
