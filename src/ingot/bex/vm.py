@@ -30,6 +30,48 @@ DEFAULT_MAX_DEPTH = 20_000
 # Called for every call of an LLM function: (vm, function, arguments) -> the parsed result.
 LlmHandler = Callable[["VM", BexFunction, list[Any]], Any]
 
+# The opcodes as module globals: `op is LOAD_LOCAL` is a cached global load, `Op.LOAD_LOCAL` an
+# enum attribute lookup per test (several times slower in this loop).
+ADD = Op.ADD
+BOUND_METHOD = Op.BOUND_METHOD
+CALL = Op.CALL
+CALL_BUILTIN = Op.CALL_BUILTIN
+CALL_VALUE = Op.CALL_VALUE
+CARRY_CELL = Op.CARRY_CELL
+EQ = Op.EQ
+FORMAT = Op.FORMAT
+GT = Op.GT
+IS_TYPE = Op.IS_TYPE
+JUMP = Op.JUMP
+LEN = Op.LEN
+LOAD_CAPTURE = Op.LOAD_CAPTURE
+LOAD_CAPTURE_CELL = Op.LOAD_CAPTURE_CELL
+LOAD_CELL = Op.LOAD_CELL
+LOAD_CONST = Op.LOAD_CONST
+LOAD_DEREF = Op.LOAD_DEREF
+LOAD_GLOBAL = Op.LOAD_GLOBAL
+LOAD_LOCAL = Op.LOAD_LOCAL
+LT = Op.LT
+MAKE_ARRAY = Op.MAKE_ARRAY
+MAKE_CLOSURE = Op.MAKE_CLOSURE
+MAKE_INSTANCE = Op.MAKE_INSTANCE
+MAKE_MAP = Op.MAKE_MAP
+NEW_CELL = Op.NEW_CELL
+POP_JUMP_IF_FALSE = Op.POP_JUMP_IF_FALSE
+READ_FIELD = Op.READ_FIELD
+READ_INDEX = Op.READ_INDEX
+RETHROW = Op.RETHROW
+RETURN = Op.RETURN
+STORE_CAPTURE = Op.STORE_CAPTURE
+STORE_DEREF = Op.STORE_DEREF
+STORE_LOCAL = Op.STORE_LOCAL
+SUB = Op.SUB
+SWITCH = Op.SWITCH
+THROW = Op.THROW
+UNREACHABLE = Op.UNREACHABLE
+WRITE_FIELD = Op.WRITE_FIELD
+WRITE_INDEX = Op.WRITE_INDEX
+
 # The operators without an inline fast path here: their runtime definitions, from the opcode table.
 BINARY_IMPL: dict[Op, Callable[[Any, Any], Any]] = {
     op: impl for op in BINARY - {Op.ADD, Op.SUB, Op.LT, Op.GT, Op.EQ} if (impl := OPCODES[op].impl) is not None}
@@ -133,21 +175,21 @@ class VM:
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op is Op.LOAD_LOCAL:
+                    if op is LOAD_LOCAL:
                         stack.append(locals_[arg])
-                    elif op is Op.STORE_LOCAL:
+                    elif op is STORE_LOCAL:
                         locals_[arg] = stack.pop()
-                    elif op is Op.LOAD_CONST:
+                    elif op is LOAD_CONST:
                         stack.append(consts[arg])
-                    elif op is Op.POP_JUMP_IF_FALSE:
+                    elif op is POP_JUMP_IF_FALSE:
                         v = stack.pop()
                         if v is False or (v is not True and not truthy(v)):
                             pc = arg
-                    elif op is Op.JUMP:
+                    elif op is JUMP:
                         if arg < pc and budget is not None:
                             self.tick()
                         pc = arg
-                    elif op is Op.ADD:
+                    elif op is ADD:
                         b = stack.pop()
                         a = stack[-1]
                         if type(a) is int and type(b) is int:
@@ -156,17 +198,17 @@ class VM:
                                 stack[-1] = r
                                 continue
                         stack[-1] = add(a, b)
-                    elif op is Op.LT:
+                    elif op is LT:
                         b = stack.pop()
                         a = stack[-1]
                         if type(a) is int and type(b) is int:
                             stack[-1] = a < b
                         else:
                             stack[-1] = lt(a, b)
-                    elif op is Op.EQ:
+                    elif op is EQ:
                         b = stack.pop()
                         stack[-1] = eq(stack[-1], b)
-                    elif op is Op.SUB:
+                    elif op is SUB:
                         b = stack.pop()
                         a = stack[-1]
                         if type(a) is int and type(b) is int:
@@ -175,7 +217,7 @@ class VM:
                                 stack[-1] = r
                                 continue
                         stack[-1] = sub(a, b)
-                    elif op is Op.CALL:
+                    elif op is CALL:
                         index, argc = arg
                         callee = functions[index]
                         call_args = stack[len(stack) - argc:] if argc else []
@@ -193,30 +235,30 @@ class VM:
                         locals_ = self.enter(callee, call_args)
                         stack = []
                         pc = 0
-                    elif op is Op.RETURN:
+                    elif op is RETURN:
                         value = stack.pop()
                         if not frames:
                             return value
                         fn, code, consts, locals_, stack, pc, cells = frames.pop()
                         stack.append(value)
-                    elif op is Op.READ_INDEX:
+                    elif op is READ_INDEX:
                         i = stack.pop()
                         base = stack[-1]
                         if type(base) is list and type(i) is int and 0 <= i < len(base):
                             stack[-1] = base[i]
                         else:
                             stack[-1] = read_index(base, i)
-                    elif op is Op.READ_FIELD:
+                    elif op is READ_FIELD:
                         stack[-1] = stack[-1].fields[arg]
-                    elif op is Op.LEN:
+                    elif op is LEN:
                         stack[-1] = len(stack[-1])
-                    elif op is Op.CALL_BUILTIN:
+                    elif op is CALL_BUILTIN:
                         index, argc = arg
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
                             del stack[len(stack) - argc:]
                         stack.append(builtins[index](*call_args))
-                    elif op is Op.GT:
+                    elif op is GT:
                         b = stack.pop()
                         a = stack[-1]
                         stack[-1] = a > b if type(a) is int and type(b) is int else gt(a, b)
@@ -225,65 +267,65 @@ class VM:
                         stack[-1] = binary_impl[op](stack[-1], b)
                     elif op in unary_impl:
                         stack[-1] = unary_impl[op](stack[-1])
-                    elif op is Op.LOAD_DEREF:
+                    elif op is LOAD_DEREF:
                         stack.append(locals_[arg].value)
-                    elif op is Op.STORE_DEREF:
+                    elif op is STORE_DEREF:
                         locals_[arg].value = stack.pop()
-                    elif op is Op.LOAD_CAPTURE:
+                    elif op is LOAD_CAPTURE:
                         stack.append(cells[arg].value)
-                    elif op is Op.STORE_CAPTURE:
+                    elif op is STORE_CAPTURE:
                         cells[arg].value = stack.pop()
-                    elif op is Op.NEW_CELL:
+                    elif op is NEW_CELL:
                         locals_[arg] = Cell()
-                    elif op is Op.LOAD_CELL:
+                    elif op is LOAD_CELL:
                         stack.append(locals_[arg])
-                    elif op is Op.LOAD_CAPTURE_CELL:
+                    elif op is LOAD_CAPTURE_CELL:
                         stack.append(cells[arg])
-                    elif op is Op.LOAD_GLOBAL:
+                    elif op is LOAD_GLOBAL:
                         stack.append(self.load_global(arg))
-                    elif op is Op.WRITE_FIELD:
+                    elif op is WRITE_FIELD:
                         value = stack.pop()
                         stack.pop().fields[arg] = value
-                    elif op is Op.WRITE_INDEX:
+                    elif op is WRITE_INDEX:
                         value = stack.pop()
                         i = stack.pop()
                         write_index(stack.pop(), i, value)
-                    elif op is Op.SWITCH:
+                    elif op is SWITCH:
                         v = stack.pop()
                         table, otherwise = fn.switch_tables[arg]
                         pc = table.get((type(v), v), otherwise)
-                    elif op is Op.IS_TYPE:
+                    elif op is IS_TYPE:
                         stack[-1] = fn.type_tests[arg](stack[-1])
-                    elif op is Op.MAKE_ARRAY:
+                    elif op is MAKE_ARRAY:
                         if arg:
                             items = stack[len(stack) - arg:]
                             del stack[len(stack) - arg:]
                             stack.append(items)
                         else:
                             stack.append([])
-                    elif op is Op.MAKE_MAP:
+                    elif op is MAKE_MAP:
                         n = 2 * arg
                         flat = stack[len(stack) - n:] if n else []
                         if n:
                             del stack[len(stack) - n:]
                         stack.append({flat[i]: flat[i + 1] for i in range(0, n, 2)})
-                    elif op is Op.MAKE_INSTANCE:
+                    elif op is MAKE_INSTANCE:
                         cls = classes[arg]
                         n = len(cls.field_names)
                         values = stack[len(stack) - n:] if n else []
                         if n:
                             del stack[len(stack) - n:]
                         stack.append(Instance(cls, values))
-                    elif op is Op.MAKE_CLOSURE:
+                    elif op is MAKE_CLOSURE:
                         target = functions[arg]
                         n = target.n_captures
                         captured = tuple(stack[len(stack) - n:]) if n else ()
                         if n:
                             del stack[len(stack) - n:]
                         stack.append(Closure(target, captured))
-                    elif op is Op.BOUND_METHOD:
+                    elif op is BOUND_METHOD:
                         stack[-1] = Closure(functions[arg], (), stack[-1], True)
-                    elif op is Op.FORMAT:
+                    elif op is FORMAT:
                         shape = fn.formats[arg]
                         n = shape.count(None)
                         values = stack[len(stack) - n:] if n else []
@@ -291,7 +333,7 @@ class VM:
                             del stack[len(stack) - n:]
                         it = iter(values)
                         stack.append("".join(p if p is not None else render_value(next(it)) for p in shape))
-                    elif op is Op.CALL_VALUE:
+                    elif op is CALL_VALUE:
                         argc = arg
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
@@ -312,14 +354,14 @@ class VM:
                         locals_ = self.enter(callee, call_args)
                         stack = []
                         pc = 0
-                    elif op is Op.THROW:
+                    elif op is THROW:
                         raise BamlRaise(stack.pop())
-                    elif op is Op.RETHROW:
+                    elif op is RETHROW:
                         value = stack.pop()
                         raise self.pending_rethrow(value)
-                    elif op is Op.UNREACHABLE:
+                    elif op is UNREACHABLE:
                         raise panic("Unreachable", message="entered unreachable code")
-                    elif op is Op.CARRY_CELL:
+                    elif op is CARRY_CELL:
                         locals_[arg] = Cell(locals_[arg].value)
                     else:
                         raise AssertionError(f"unknown opcode {op}")
