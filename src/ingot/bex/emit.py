@@ -86,9 +86,9 @@ class FunctionEmitter:
     # -- instruction output ---------------------------------------------------------
     def emit(self, op: Op, arg: Any = None, argc: int | None = None, detail: str = "") -> int:
         info = OPCODES[op]
-        pops = info.pops if info.pops is not None else (argc or 0)
+        pops = info.pops if isinstance(info.pops, int) else (argc or 0)
         name = info.transfer + (" " + detail if detail else "")
-        self.out.code.append((int(op), arg))
+        self.out.code.append((op, arg))
         self.out.transfer.append(TransferRecord(self.origin, name, pops, info.pushes, self.span))
         self.out.lines.append(self.span.start.line if self.span is not None else 0)
         return len(self.out.code) - 1

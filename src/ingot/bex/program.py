@@ -51,7 +51,7 @@ class BexFunction:
     arity: int
     n_locals: int
     kind: str = "body"  # "body" or "llm"
-    code: list[tuple[int, Any]] = field(default_factory=list)
+    code: list[tuple[Op, Any]] = field(default_factory=list)
     consts: list[Any] = field(default_factory=list)
     transfer: list[TransferRecord] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)

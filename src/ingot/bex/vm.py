@@ -6,9 +6,10 @@ raise (panic or throw) looks for a handler in the current function's
 exception table, then unwinds frame by frame; the BAML trace is taken where
 the value was first raised.
 
-The plain loop reads only code, constants and side tables; it never looks at
-the transfer table. Observers (the tracker) attach through `ingot.bex.hooks`
-and get their own loop, so a plain run pays nothing for them.
+The loop dispatches on `Op` members (the emitter stores them in the code);
+operators without an inline fast path call their runtime definition from the
+opcode table. It reads only code, constants and side tables, never the
+transfer table: the tracker has its own loop, so a plain run pays nothing for it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ingot.bex.opcodes import BINARY, OPCODES, Op
 from ingot.bex.program import PRELUDE_PREFIX, BexFunction, BexProgram, Cell, Closure
 from ingot.runtime import ops
-from ingot.runtime.errors import BamlError, BamlRaise, Frame, is_panic_value, panic
+from ingot.runtime.errors import BamlError, BamlRaise, Frame, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
 from ingot.stdlib import BUILTINS
@@ -27,6 +29,54 @@ DEFAULT_MAX_DEPTH = 20_000
 
 # Called for every call of an LLM function: (vm, function, arguments) -> the parsed result.
 LlmHandler = Callable[["VM", BexFunction, list[Any]], Any]
+
+# The opcodes as module globals: `op is LOAD_LOCAL` is a cached global load, `Op.LOAD_LOCAL` an
+# enum attribute lookup per test (several times slower in this loop).
+ADD = Op.ADD
+BOUND_METHOD = Op.BOUND_METHOD
+CALL = Op.CALL
+CALL_BUILTIN = Op.CALL_BUILTIN
+CALL_VALUE = Op.CALL_VALUE
+CARRY_CELL = Op.CARRY_CELL
+EQ = Op.EQ
+FORMAT = Op.FORMAT
+GT = Op.GT
+IS_TYPE = Op.IS_TYPE
+JUMP = Op.JUMP
+LEN = Op.LEN
+LOAD_CAPTURE = Op.LOAD_CAPTURE
+LOAD_CAPTURE_CELL = Op.LOAD_CAPTURE_CELL
+LOAD_CELL = Op.LOAD_CELL
+LOAD_CONST = Op.LOAD_CONST
+LOAD_DEREF = Op.LOAD_DEREF
+LOAD_GLOBAL = Op.LOAD_GLOBAL
+LOAD_LOCAL = Op.LOAD_LOCAL
+LT = Op.LT
+MAKE_ARRAY = Op.MAKE_ARRAY
+MAKE_CLOSURE = Op.MAKE_CLOSURE
+MAKE_INSTANCE = Op.MAKE_INSTANCE
+MAKE_MAP = Op.MAKE_MAP
+NEW_CELL = Op.NEW_CELL
+POP_JUMP_IF_FALSE = Op.POP_JUMP_IF_FALSE
+READ_FIELD = Op.READ_FIELD
+READ_INDEX = Op.READ_INDEX
+RETHROW = Op.RETHROW
+RETURN = Op.RETURN
+STORE_CAPTURE = Op.STORE_CAPTURE
+STORE_DEREF = Op.STORE_DEREF
+STORE_LOCAL = Op.STORE_LOCAL
+SUB = Op.SUB
+SWITCH = Op.SWITCH
+THROW = Op.THROW
+UNREACHABLE = Op.UNREACHABLE
+WRITE_FIELD = Op.WRITE_FIELD
+WRITE_INDEX = Op.WRITE_INDEX
+
+# The operators without an inline fast path here: their runtime definitions, from the opcode table.
+BINARY_IMPL: dict[Op, Callable[[Any, Any], Any]] = {
+    op: impl for op in BINARY - {Op.ADD, Op.SUB, Op.LT, Op.GT, Op.EQ} if (impl := OPCODES[op].impl) is not None}
+UNARY_IMPL: dict[Op, Callable[[Any], Any]] = {
+    op: info.impl for op, info in OPCODES.items() if info.pops == 1 and info.impl is not None}
 
 _UNSET = object()
 _INITIALISING = object()
@@ -118,28 +168,28 @@ class VM:
         classes = list(program.classes.values())
         max_depth = self.max_depth - 1
         budget = self.max_steps
-        add, sub, mul, div, mod = ops.add, ops.sub, ops.mul, ops.div, ops.mod
-        eq, lt, le, gt, ge, truthy = ops.eq, ops.lt, ops.le, ops.gt, ops.ge, ops.truthy
+        add, sub, eq, lt, gt, truthy = ops.add, ops.sub, ops.eq, ops.lt, ops.gt, ops.truthy
+        binary_impl, unary_impl = BINARY_IMPL, UNARY_IMPL
         while True:
             try:
                 while True:
                     op, arg = code[pc]
                     pc += 1
-                    if op == 1:  # LOAD_LOCAL
+                    if op is LOAD_LOCAL:
                         stack.append(locals_[arg])
-                    elif op == 2:  # STORE_LOCAL
+                    elif op is STORE_LOCAL:
                         locals_[arg] = stack.pop()
-                    elif op == 0:  # LOAD_CONST
+                    elif op is LOAD_CONST:
                         stack.append(consts[arg])
-                    elif op == 33:  # POP_JUMP_IF_FALSE
+                    elif op is POP_JUMP_IF_FALSE:
                         v = stack.pop()
                         if v is False or (v is not True and not truthy(v)):
                             pc = arg
-                    elif op == 32:  # JUMP
+                    elif op is JUMP:
                         if arg < pc and budget is not None:
                             self.tick()
                         pc = arg
-                    elif op == 11:  # ADD
+                    elif op is ADD:
                         b = stack.pop()
                         a = stack[-1]
                         if type(a) is int and type(b) is int:
@@ -148,17 +198,17 @@ class VM:
                                 stack[-1] = r
                                 continue
                         stack[-1] = add(a, b)
-                    elif op == 23:  # LT
+                    elif op is LT:
                         b = stack.pop()
                         a = stack[-1]
                         if type(a) is int and type(b) is int:
                             stack[-1] = a < b
                         else:
                             stack[-1] = lt(a, b)
-                    elif op == 21:  # EQ
+                    elif op is EQ:
                         b = stack.pop()
                         stack[-1] = eq(stack[-1], b)
-                    elif op == 12:  # SUB
+                    elif op is SUB:
                         b = stack.pop()
                         a = stack[-1]
                         if type(a) is int and type(b) is int:
@@ -167,7 +217,7 @@ class VM:
                                 stack[-1] = r
                                 continue
                         stack[-1] = sub(a, b)
-                    elif op == 47:  # CALL
+                    elif op is CALL:
                         index, argc = arg
                         callee = functions[index]
                         call_args = stack[len(stack) - argc:] if argc else []
@@ -185,135 +235,97 @@ class VM:
                         locals_ = self.enter(callee, call_args)
                         stack = []
                         pc = 0
-                    elif op == 50:  # RETURN
+                    elif op is RETURN:
                         value = stack.pop()
                         if not frames:
                             return value
                         fn, code, consts, locals_, stack, pc, cells = frames.pop()
                         stack.append(value)
-                    elif op == 37:  # READ_INDEX
+                    elif op is READ_INDEX:
                         i = stack.pop()
                         base = stack[-1]
                         if type(base) is list and type(i) is int and 0 <= i < len(base):
                             stack[-1] = base[i]
                         else:
                             stack[-1] = read_index(base, i)
-                    elif op == 35:  # READ_FIELD
+                    elif op is READ_FIELD:
                         stack[-1] = stack[-1].fields[arg]
-                    elif op == 39:  # LEN
+                    elif op is LEN:
                         stack[-1] = len(stack[-1])
-                    elif op == 48:  # CALL_BUILTIN
+                    elif op is CALL_BUILTIN:
                         index, argc = arg
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
                             del stack[len(stack) - argc:]
                         stack.append(builtins[index](*call_args))
-                    elif op == 24:  # LE
-                        b = stack.pop()
-                        stack[-1] = le(stack[-1], b)
-                    elif op == 25:  # GT
+                    elif op is GT:
                         b = stack.pop()
                         a = stack[-1]
                         stack[-1] = a > b if type(a) is int and type(b) is int else gt(a, b)
-                    elif op == 26:  # GE
+                    elif op in binary_impl:  # the other operators: the runtime's definition
                         b = stack.pop()
-                        stack[-1] = ge(stack[-1], b)
-                    elif op == 22:  # NE
-                        b = stack.pop()
-                        stack[-1] = ops.ne(stack[-1], b)
-                    elif op == 13:  # MUL
-                        b = stack.pop()
-                        stack[-1] = mul(stack[-1], b)
-                    elif op == 14:  # DIV
-                        b = stack.pop()
-                        stack[-1] = div(stack[-1], b)
-                    elif op == 15:  # MOD
-                        b = stack.pop()
-                        stack[-1] = mod(stack[-1], b)
-                    elif op == 3:  # LOAD_DEREF
+                        stack[-1] = binary_impl[op](stack[-1], b)
+                    elif op in unary_impl:
+                        stack[-1] = unary_impl[op](stack[-1])
+                    elif op is LOAD_DEREF:
                         stack.append(locals_[arg].value)
-                    elif op == 4:  # STORE_DEREF
+                    elif op is STORE_DEREF:
                         locals_[arg].value = stack.pop()
-                    elif op == 7:  # LOAD_CAPTURE
+                    elif op is LOAD_CAPTURE:
                         stack.append(cells[arg].value)
-                    elif op == 8:  # STORE_CAPTURE
+                    elif op is STORE_CAPTURE:
                         cells[arg].value = stack.pop()
-                    elif op == 5:  # NEW_CELL
+                    elif op is NEW_CELL:
                         locals_[arg] = Cell()
-                    elif op == 6:  # LOAD_CELL
+                    elif op is LOAD_CELL:
                         stack.append(locals_[arg])
-                    elif op == 9:  # LOAD_CAPTURE_CELL
+                    elif op is LOAD_CAPTURE_CELL:
                         stack.append(cells[arg])
-                    elif op == 10:  # LOAD_GLOBAL
+                    elif op is LOAD_GLOBAL:
                         stack.append(self.load_global(arg))
-                    elif op == 36:  # WRITE_FIELD
+                    elif op is WRITE_FIELD:
                         value = stack.pop()
                         stack.pop().fields[arg] = value
-                    elif op == 38:  # WRITE_INDEX
+                    elif op is WRITE_INDEX:
                         value = stack.pop()
                         i = stack.pop()
                         write_index(stack.pop(), i, value)
-                    elif op == 34:  # SWITCH
+                    elif op is SWITCH:
                         v = stack.pop()
                         table, otherwise = fn.switch_tables[arg]
                         pc = table.get((type(v), v), otherwise)
-                    elif op == 45:  # IS_TYPE
+                    elif op is IS_TYPE:
                         stack[-1] = fn.type_tests[arg](stack[-1])
-                    elif op == 28:  # NOT
-                        stack[-1] = not truthy(stack[-1])
-                    elif op == 30:  # TRUTHY
-                        stack[-1] = truthy(stack[-1])
-                    elif op == 27:  # NEG
-                        stack[-1] = ops.neg(stack[-1])
-                    elif op == 29:  # BIT_NOT
-                        stack[-1] = ops.bit_not(stack[-1])
-                    elif op == 16:  # BIT_AND
-                        b = stack.pop()
-                        stack[-1] = ops.bit_and(stack[-1], b)
-                    elif op == 17:  # BIT_OR
-                        b = stack.pop()
-                        stack[-1] = ops.bit_or(stack[-1], b)
-                    elif op == 18:  # BIT_XOR
-                        b = stack.pop()
-                        stack[-1] = ops.bit_xor(stack[-1], b)
-                    elif op == 19:  # SHL
-                        b = stack.pop()
-                        stack[-1] = ops.shl(stack[-1], b)
-                    elif op == 20:  # SHR
-                        b = stack.pop()
-                        stack[-1] = ops.shr(stack[-1], b)
-                    elif op == 31:  # IS_PANIC
-                        stack[-1] = is_panic_value(stack[-1])
-                    elif op == 40:  # MAKE_ARRAY
+                    elif op is MAKE_ARRAY:
                         if arg:
                             items = stack[len(stack) - arg:]
                             del stack[len(stack) - arg:]
                             stack.append(items)
                         else:
                             stack.append([])
-                    elif op == 41:  # MAKE_MAP
+                    elif op is MAKE_MAP:
                         n = 2 * arg
                         flat = stack[len(stack) - n:] if n else []
                         if n:
                             del stack[len(stack) - n:]
                         stack.append({flat[i]: flat[i + 1] for i in range(0, n, 2)})
-                    elif op == 42:  # MAKE_INSTANCE
+                    elif op is MAKE_INSTANCE:
                         cls = classes[arg]
                         n = len(cls.field_names)
                         values = stack[len(stack) - n:] if n else []
                         if n:
                             del stack[len(stack) - n:]
                         stack.append(Instance(cls, values))
-                    elif op == 43:  # MAKE_CLOSURE
+                    elif op is MAKE_CLOSURE:
                         target = functions[arg]
                         n = target.n_captures
                         captured = tuple(stack[len(stack) - n:]) if n else ()
                         if n:
                             del stack[len(stack) - n:]
                         stack.append(Closure(target, captured))
-                    elif op == 44:  # BOUND_METHOD
+                    elif op is BOUND_METHOD:
                         stack[-1] = Closure(functions[arg], (), stack[-1], True)
-                    elif op == 46:  # FORMAT
+                    elif op is FORMAT:
                         shape = fn.formats[arg]
                         n = shape.count(None)
                         values = stack[len(stack) - n:] if n else []
@@ -321,14 +333,14 @@ class VM:
                             del stack[len(stack) - n:]
                         it = iter(values)
                         stack.append("".join(p if p is not None else render_value(next(it)) for p in shape))
-                    elif op == 49:  # CALL_VALUE
+                    elif op is CALL_VALUE:
                         argc = arg
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
                             del stack[len(stack) - argc:]
                         target = stack.pop()
                         if not isinstance(target, Closure):
-                            raise panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
+                            raise not_callable(target)
                         if target.bound:
                             call_args = [target.receiver, *call_args]
                         callee = target.function
@@ -342,16 +354,14 @@ class VM:
                         locals_ = self.enter(callee, call_args)
                         stack = []
                         pc = 0
-                    elif op == 51:  # THROW
+                    elif op is THROW:
                         raise BamlRaise(stack.pop())
-                    elif op == 52:  # RETHROW
+                    elif op is RETHROW:
                         value = stack.pop()
                         raise self.pending_rethrow(value)
-                    elif op == 53:  # UNREACHABLE
+                    elif op is UNREACHABLE:
                         raise panic("Unreachable", message="entered unreachable code")
-                    elif op == 54:  # POP
-                        stack.pop()
-                    elif op == 55:  # CARRY_CELL
+                    elif op is CARRY_CELL:
                         locals_[arg] = Cell(locals_[arg].value)
                     else:
                         raise AssertionError(f"unknown opcode {op}")
@@ -406,6 +416,11 @@ class VM:
         out.append(Frame(fn.qualified, fn.file, fn.line_at(pc - 1)))
         return user_frames(out)
 
+
+
+def not_callable(target: Any) -> BamlRaise:
+    """The panic of calling a value that is not a function (every executor raises this one)."""
+    return panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
 
 
 def read_index(base: Any, index: Any) -> Any:

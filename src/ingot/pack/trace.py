@@ -32,6 +32,7 @@ from ingot.mir.api import ProgramView
 from ingot.pack.tensors import is_tensor
 from ingot.runtime.values import Instance, Variant
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
+from ingot.symbolic.runtime import SiteFrame
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import Frame, TrackedVM
 
@@ -85,7 +86,7 @@ class PackVM(TrackedVM):
         self.host_calls.append(HostCall(leaf.value, fn.name, arg_terms))
         return value, leaf
 
-    def concretize(self, frame: Frame, shadow: Shadow, value: Any) -> None:
+    def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any) -> None:
         # A 0-d tensor fixed to its value (string interpolation, a built-in the tracker
         # does not model): the guard pins it like any scalar.
         super().concretize(frame, shadow, float(value) if is_tensor(value) and value.numel() == 1 else value)

@@ -258,11 +258,11 @@ def _array_push(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
 # ======================================================================== rows
 
 rows = Rows("array")
-rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int")
+rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int", nonnegative=True)
 rows.method("at", array_at, sig(INT, ret=optional(T)))
 rows.internal("get_index", array_get_index)
 rows.internal("set_index", array_set_index, mutates=True)
-rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}); {target} = len({0})", result="int")
+rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}); {target} = len({0})", result="int", nonnegative=True)
 rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True)
 rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)))
 rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1))

@@ -95,6 +95,7 @@ class BuiltinSpec:
     inline: str | None = None          # Python statements storing the result in `{target}`; `{0}`..
                                        # are the arguments (the compiled tier inlines them)
     result: str | None = None          # the static kind every result has ("int"), for kind inference
+    nonnegative: bool = False          # every result is an int >= 0 (a length): sign tests can go
     prelude: str | None = None         # implemented in BAML: `$prelude.<prelude>`
 
     @property

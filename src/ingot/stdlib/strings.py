@@ -363,7 +363,7 @@ def _trim(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
 # ======================================================================== rows
 
 rows = Rows("string")
-rows.method("length", string_length, sig(ret=INT), model=_str_unary(lambda t, e: t.x.length(e)), inline="{target} = len({0})", result="int")
+rows.method("length", string_length, sig(ret=INT), model=_str_unary(lambda t, e: t.x.length(e)), inline="{target} = len({0})", result="int", nonnegative=True)
 rows.method("char_count", string_length, sig(ret=INT), model=_str_unary(lambda t, e: t.x.length(e)))
 rows.method("byte_length", string_byte_length, sig(ret=INT))
 rows.method("is_empty", string_is_empty, sig(ret=BOOL), model=_str_unary(lambda t, e: t.x.eq(t.x.length(e), t.x.const(0))))

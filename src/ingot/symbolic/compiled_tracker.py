@@ -32,27 +32,29 @@ from ingot.bex.compiled import (
     run_entry,
     translate,
 )
-from ingot.bex.opcodes import OPCODES, Op
+from ingot.bex.opcodes import BINARY, OPCODES, Op
 from ingot.bex.program import BexFunction, Closure
+from ingot.bex.vm import not_callable
 from ingot.mir.api import ProgramView
 from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
+from ingot.symbolic.runtime import pruned_count
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import (
     CONCRETE_BINARY,
+    UNMODELLED_UNARY,
     Frame,
     SiteInfo,
     TrackedVM,
     build_site_info,
-    pruned_count,
 )
 from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
 
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
 
 _LIM = INT_MAX + 1
-_BINARY = {Op(op) for op in range(Op.ADD, Op.GE + 1)}
+_BINARY = BINARY
 _SCALARS = frozenset({int, float, bool, str, type(None)})
 _CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}  # as the concrete tier
 
@@ -249,7 +251,7 @@ class TrackedTranslator(FunctionTranslator):
             self.out(f"{s} = _global({arg})")
         elif op in _BINARY:
             self.binary(op, stack)
-        elif op in (Op.NOT, Op.TRUTHY):
+        elif op == Op.NOT:
             (a,) = self.pop(stack, 1)
             self.truth(op, a, stack)
         elif op == Op.NEG:
@@ -264,13 +266,13 @@ class TrackedTranslator(FunctionTranslator):
                 self.at()
                 self.out(f"_s = _neg_shadow(F, {a.expr}, {a.sh}); {s} = _neg({a.expr}); {t} = _s")
                 self.indent -= 2
-        elif op == Op.BIT_NOT:
+        elif op in UNMODELLED_UNARY:  # `~` and any unary operator without a model: concrete operand
             (a,) = self.pop(stack, 1)
             if a.sh is not None:
                 self.at()
                 self.out(f"_concretize(F, {a.sh}, {a.expr})")
             s, _ = self.push(stack, op, arg, [a])
-            self.out(f"{s} = _bit_not({a.expr})")
+            self.out(f"{s} = {OPCODES[op].runtime_name}({a.expr})")
         elif op == Op.IS_PANIC:
             (a,) = self.pop(stack, 1)
             s, _ = self.push(stack, op, arg, [a], kind="bool")
@@ -326,7 +328,7 @@ class TrackedTranslator(FunctionTranslator):
     def truth(self, op: Op, a: Entry, stack: list[Entry]) -> None:
         test = self.may_have_shadow(a)
         s, t = self.push(stack, op, None, [a], kind="bool")
-        value = self.truth_expr(a) if op == Op.TRUTHY else f"not {self.truth_expr(a)}"
+        value = f"not {self.truth_expr(a)}"
         if test is None:
             self.out(f"{s} = {value}")
             return
@@ -446,8 +448,6 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.UNREACHABLE:
             self.out("raise _unreachable()")
             return None
-        elif op == Op.POP:
-            self.pop(stack, 1)
         else:  # pragma: no cover - every opcode has an arm; a test runs the corpus through this translator
             raise AssertionError(f"tracked translation: unhandled opcode {op.name}")
         return False
@@ -677,7 +677,7 @@ class CompiledTrackedVM(TrackedVM):
                         shadows: list[Shadow]) -> tuple[Any, Shadow]:
             # the interpreter-tracker's CALL_VALUE, step for step
             if not isinstance(target, Closure):
-                raise panic("UserPanic", message="cannot call a non-function value")
+                raise not_callable(target)
             if target.bound:
                 args, shadows = [target.receiver, *args], [None, *shadows]
             callee = target.function

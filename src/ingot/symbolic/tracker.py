@@ -11,19 +11,21 @@ operands it records a CHECK whose alternative is "this panics"; where it
 cannot model an operation it fixes the operands to their values with a
 CONCRETIZE entry, so the path condition stays sound.
 
-It is built against `ingot.mir.api` (branch successors, switch targets,
-transfer records) and the runtime value model only.
+The shadow heap, the path condition (branch, check, concretize, assume) and
+hot-site pruning are `ingot.symbolic.runtime.TrackerRuntime`, which both
+trackers share. It is built against `ingot.mir.api` (branch successors, switch
+targets, transfer records) and the runtime value model only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ingot.bex.opcodes import ARITH, BINARY, OPCODES, ORDER
 from ingot.bex.opcodes import Op as B
 from ingot.bex.program import BexFunction, Cell, Closure
-from ingot.bex.vm import VM, read_index, user_frames, write_index
+from ingot.bex.vm import VM, not_callable, read_index, user_frames, write_index
 from ingot.mir.api import FunctionView, ProgramView
 from ingot.runtime import ops
 from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
@@ -31,7 +33,11 @@ from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
 from ingot.symbolic import builtin_models
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
-from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow, Tagged
+from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
+from ingot.symbolic.shadow import Alternative, EntryKind, Opt, Shadow, Tagged
+
+__all__ = ["Environment", "Frame", "RunTrace", "SiteInfo", "TrackedVM", "build_site_info", "pruned_count",
+           "UNMODELLED_UNARY"]
 
 
 class Environment(Protocol):
@@ -42,29 +48,6 @@ class Environment(Protocol):
     def llm_failure(self, fn: BexFunction, site: str, occurrence: int) -> tuple[bool, Expr]:
         """Whether this call fails (a BOOL input), for calls a `catch` protects."""
         ...
-
-
-@dataclass(slots=True)
-class SiteInfo:
-    """Per-function facts from the MIR API, indexed by pc."""
-
-    branches: dict[int, tuple[int, int, int]]  # pc -> (block, then block, else block)
-    switches: dict[int, tuple[int, Any, int]]  # pc -> (block, key -> block, otherwise block)
-    track_coverage: bool
-
-
-@dataclass(slots=True)
-class RunTrace:
-    """What one tracked run observed."""
-
-    path: list[PathEntry] = field(default_factory=list)
-    edges: list[tuple[str, int, int]] = field(default_factory=list)  # (function, block, target) in order
-    llm_calls: list[tuple[str, str, Any]] = field(default_factory=list)  # (function, input name, value)
-    concretized: int = 0
-    pruned: int = 0  # symbolic operations run concretely at hot sites (see `TrackedVM.pruned`)
-
-    def edge_set(self) -> set[tuple[str, int, int]]:
-        return set(self.edges)
 
 
 class Frame:
@@ -85,170 +68,18 @@ class Frame:
         self.ctx = ctx
 
 
-class TrackedVM(VM):
-    """A VM whose runs record a path condition over the shadowed inputs."""
+class TrackedVM(VM, TrackerRuntime):
+    """A VM whose runs record a path condition over the shadowed inputs (the runtime: `TrackerRuntime`)."""
 
     def __init__(self, view: ProgramView, interner: Interner, env: Environment, prune_after: int | None = None,
                  **options: Any) -> None:
-        super().__init__(view_program(view), **options)
+        VM.__init__(self, view_program(view), **options)
+        TrackerRuntime.__init__(self, interner, prune_after)
         self.view = view
-        self.prune_after = prune_after  # None: track every symbolic operation (packing needs all of them)
-        self._site_hits: dict[int, int] = {}
-        self.x: Interner = interner
         self.env = env
-        self.trace = RunTrace()
         self.result_shadow: Shadow = None  # the shadow of the value the last run returned
-        self.heap: dict[tuple[int, Any], Shadow] = {}
-        self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
-        # ids of the objects that have ever had a heap shadow (kept alive, so the ids stay
-        # theirs): the compiled tracker reads and clears the heap only for these
-        self.owners: set[int] = set()
         self._sites: dict[str, SiteInfo] = {}
         self._llm_counts: dict[str, int] = {}
-
-    # -- shadow heap --------------------------------------------------------------------
-    def hget(self, obj: Any, key: Any) -> Shadow:
-        return self.heap.get((id(obj), key))
-
-    def hset(self, obj: Any, key: Any, shadow: Shadow) -> None:
-        k = (id(obj), key)
-        if shadow is None:
-            self.heap.pop(k, None)
-        else:
-            if k not in self.heap:
-                self._keep.append(obj)
-                self.owners.add(k[0])
-            self.heap[k] = shadow
-
-    # -- hot-site pruning ------------------------------------------------------------------
-    def pruned(self, frame: Frame) -> bool:
-        """Should this symbolic operation run concretely? (QSYM's pruning of hot blocks.)
-
-        Each instruction that does symbolic work counts its executions with symbolic operands
-        in this run. The first `prune_after` are tracked; past that, only the 2^k-th
-        (exponential back-off), and the others run concretely: no expression, no path entry,
-        a concrete result. A loop over a large symbolic bound then costs a few thousand
-        tracked operations instead of one per iteration. The path condition loses those
-        constraints, so a run that pruned anything makes the exploration "best effort"
-        (`RunTrace.pruned`). Both trackers ask at the same operations, in the same order,
-        so they still record identical traces.
-        """
-        return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | frame.pc)
-
-    def prune_at(self, frame: Frame, pc: int) -> bool:
-        """`pruned` for the instruction at `pc` (a jump has moved `frame.pc` already)."""
-        return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | (pc + 1))
-
-    def next_tracked_count(self, count: int) -> int:
-        """After tracking an instruction's `count`-th symbolic execution, the next it tracks."""
-        limit = self.prune_after
-        if limit is None or count < limit:
-            return count + 1
-        return 1 << count.bit_length()  # the next power of two
-
-    def prune_site(self, key: int) -> bool:
-        """`pruned` for the instruction `key` (function index << 32 | pc + 1); it counts this execution."""
-        n = self._site_hits.get(key, 0) + 1
-        self._site_hits[key] = n
-        if n <= self.prune_after or not n & (n - 1):  # type: ignore[operator]
-            return False  # (the compiled tracker inlines this test: `TrackedTranslator.pruned_else`)
-        self.trace.pruned += 1
-        return True
-
-    # -- path condition ------------------------------------------------------------------
-    def record(self, kind: EntryKind, site: str, observed: Expr, alternatives: tuple[Alternative, ...],
-               ctx: int, check: str | None = None) -> None:
-        if observed.is_const:
-            return  # folded: nothing to negate (and nothing to record)
-        self.trace.path.append(PathEntry(kind, site, observed, alternatives, ctx, check))
-
-    def check(self, frame: Frame, kind: str, safe: Expr, holds: bool) -> None:
-        """An operation that panics with `kind` unless `safe` holds."""
-        if safe.is_const:
-            return
-        x = self.x
-        observed = safe if holds else x.not_(safe)
-        alt = x.not_(safe) if holds else safe
-        self.record(EntryKind.CHECK, f"{frame.fn.name}@{frame.pc - 1}:{kind}", observed,
-                    (Alternative(alt, None, kind),), frame.ctx, kind)
-
-    def concretize(self, frame: Frame, shadow: Shadow, value: Any) -> None:
-        """Fix a symbolic operand to its concrete value (CONCRETIZE entry)."""
-        x = self.x
-        for expr, concrete in self.scalar_parts(shadow, value):
-            observed = x.eq(expr, x.const(concrete, expr.sort))
-            if not observed.is_const:
-                self.trace.concretized += 1
-                self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", observed,
-                            (Alternative(x.not_(observed), None, "concretize"),), frame.ctx)
-
-    def assume(self, frame: Frame, cond: Expr) -> None:
-        """Keep a modelling assumption that holds on this run on the path (negatable, like a concretization)."""
-        if cond.is_const:
-            return
-        self.trace.concretized += 1
-        self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", cond,
-                    (Alternative(self.x.not_(cond), None, "assumption"),), frame.ctx)
-
-    def scalar_parts(self, shadow: Shadow, value: Any) -> list[tuple[Expr, Any]]:
-        if shadow is None:
-            return []
-        if isinstance(shadow, Expr):
-            if isinstance(value, Variant):
-                return [(shadow, value.index)]
-            if isinstance(value, (bool, int, float, str)):
-                return [(shadow, value)]
-            return []
-        if isinstance(shadow, Opt):
-            parts = [(shadow.present, value is not None)]
-            return parts + (self.scalar_parts(shadow.payload, value) if value is not None else [])
-        return [(shadow.tag, shadow.index)] + self.scalar_parts(shadow.payload, value)
-
-    # -- scalar views of shadows ------------------------------------------------------------------
-    def scalar(self, shadow: Shadow, value: Any) -> Expr | None:
-        """The expression for a value used as a scalar (the payload of a present optional)."""
-        if shadow is None or isinstance(shadow, Expr):
-            return shadow
-        if isinstance(shadow, Opt):
-            return self.scalar(shadow.payload, value) if value is not None else None
-        return self.scalar(shadow.payload, value)
-
-    def lift(self, shadow: Shadow, value: Any) -> Expr | None:
-        """A scalar expression, or a constant for a concrete scalar; None if neither applies."""
-        e = self.scalar(shadow, value)
-        if e is not None:
-            return e
-        if isinstance(value, Variant):
-            return self.x.const(value.index, Sort.INT)
-        if isinstance(value, (bool, int, float, str)):
-            return self.x.const(value)
-        return None
-
-    def truthy(self, shadow: Shadow, value: Any) -> Expr | None:
-        """The symbolic truthiness of a value (BAML conditions need not be bool)."""
-        x = self.x
-        if shadow is None:
-            if isinstance(value, list):
-                n = self.hget(value, "$len")
-                return x.not_(x.eq(n, x.const(0))) if isinstance(n, Expr) else None
-            return None
-        if isinstance(shadow, Opt):
-            if value is None:
-                return shadow.present  # false on this run
-            inner = self.truthy(shadow.payload, value)
-            return x.and_(shadow.present, inner if inner is not None else x.const(bool(ops.truthy(value))))
-        e = self.scalar(shadow, value)
-        if e is None:
-            return None
-        if isinstance(value, Variant):
-            return None
-        if e.sort is Sort.BOOL:
-            return e
-        if e.sort is Sort.INT:
-            return x.not_(x.eq(e, x.const(0)))
-        if e.sort is Sort.FLOAT:
-            return x.not_(x.eq(e, x.const(0.0)))
-        return x.not_(x.eq(x.length(e), x.const(0)))
 
     # -- per-function facts -------------------------------------------------------------------
     def site_info(self, fn: BexFunction) -> SiteInfo:
@@ -300,7 +131,7 @@ class TrackedVM(VM):
                         if arg < frame.pc and self.max_steps is not None:
                             self.tick()
                         frame.pc = arg
-                    elif B.ADD <= op <= B.GE:
+                    elif op in BINARY:
                         self.binary(frame, B(op))
                     elif op == B.CALL:
                         index, argc = arg
@@ -322,7 +153,7 @@ class TrackedVM(VM):
                         target = stack.pop()
                         sstack.pop()
                         if not isinstance(target, Closure):
-                            raise panic("UserPanic", message="cannot call a non-function value")
+                            raise not_callable(target)
                         if target.bound:
                             args, shadows = [target.receiver, *args], [None, *shadows]
                         callee = target.function
@@ -553,20 +384,19 @@ class TrackedVM(VM):
             sstack[-1] = self.hget(base, "$len") if isinstance(base, list) else None
         elif op is B.SWITCH:
             self.switch_on(frame, arg)
-        elif op is B.NOT or op is B.TRUTHY:
+        elif op is B.NOT:
             value, shadow = stack[-1], sstack[-1]
-            truth = ops.truthy(value)
-            stack[-1] = (not truth) if op is B.NOT else truth
+            stack[-1] = not ops.truthy(value)
             cond = self.truthy(shadow, value)
-            sstack[-1] = None if cond is None else (x.not_(cond) if op is B.NOT else cond)
+            sstack[-1] = None if cond is None else x.not_(cond)
         elif op is B.NEG:
             value, shadow = stack[-1], sstack[-1]
             pruned = shadow is None or self.pruned(frame)
             sstack[-1] = None if pruned else self.neg_shadow(frame, value, shadow)
             stack[-1] = ops.neg(value)
-        elif op is B.BIT_NOT:
+        elif op in UNMODELLED_UNARY:  # `~` and any unary operator without a model: concrete operand
             self.concretize(frame, sstack[-1], stack[-1])
-            stack[-1] = ops.bit_not(stack[-1])
+            stack[-1] = OPCODES[op].impl(stack[-1])  # type: ignore[misc]
             sstack[-1] = None
         elif op is B.IS_TYPE:
             value, shadow = stack[-1], sstack[-1]
@@ -659,9 +489,6 @@ class TrackedVM(VM):
             raise self.pending_rethrow(stack.pop())
         elif op is B.UNREACHABLE:
             raise panic("Unreachable", message="entered unreachable code")
-        elif op is B.POP:
-            stack.pop()
-            sstack.pop()
         elif op is B.BIT_AND or op is B.BIT_OR or op is B.BIT_XOR or op is B.SHL or op is B.SHR:
             raise AssertionError("bitwise operators go through binary()")
         else:
@@ -840,22 +667,15 @@ class TrackedVM(VM):
         return value, shadow
 
 
-def pruned_count(count: int, limit: int) -> int:
-    """How many of `count` executions of one instruction `TrackedVM.prune_site` pruned."""
-    if count <= limit:
-        return 0
-    return (count - limit) - (count.bit_length() - limit.bit_length())  # less the powers of two in (limit, count]
-
-
-ORDER_OPS = frozenset({B.LT, B.LE, B.GT, B.GE})
-ARITH = frozenset({B.ADD, B.SUB, B.MUL, B.DIV, B.MOD})
+ORDER_OPS = ORDER
+# Unary operators the tracker has no model for (their operand is concretized).
+UNMODELLED_UNARY = frozenset(op for op, info in OPCODES.items()
+                             if info.pops == 1 and info.impl is not None) - {B.NEG, B.NOT, B.IS_PANIC}
 ARITH_KIND = {B.ADD: Op.ADD, B.SUB: Op.SUB, B.MUL: Op.MUL, B.DIV: Op.DIV, B.MOD: Op.MOD}
+assert set(ARITH_KIND) == ARITH
 
-CONCRETE_BINARY: dict[B, Callable[[Any, Any], Any]] = {
-    B.ADD: ops.add, B.SUB: ops.sub, B.MUL: ops.mul, B.DIV: ops.div, B.MOD: ops.mod,
-    B.BIT_AND: ops.bit_and, B.BIT_OR: ops.bit_or, B.BIT_XOR: ops.bit_xor, B.SHL: ops.shl, B.SHR: ops.shr,
-    B.EQ: ops.eq, B.NE: ops.ne, B.LT: ops.lt, B.LE: ops.le, B.GT: ops.gt, B.GE: ops.ge,
-}
+# The concrete operators: the opcode table's runtime definitions.
+CONCRETE_BINARY: dict[B, Callable[[Any, Any], Any]] = {op: OPCODES[op].impl for op in BINARY}  # type: ignore[misc]
 
 
 def build_site_info(view: FunctionView) -> SiteInfo:

@@ -2,8 +2,8 @@
 
 - `static_result`: can an instruction's result carry a shadow, and is it a scalar
   (never a container whose length or elements the shadow heap may describe)?
-  The translator's analysis of locals and its code emission both ask this one
-  function, so they cannot disagree.
+  The opcode table (`ingot.bex.opcodes`) answers; the translator's analysis of
+  locals and its code emission both ask this one function, so they cannot disagree.
 - `concrete_binary`: the plain Python expression of a binary operator, with the
   runtime's function as the slow path (same results as `ingot.runtime.ops`).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ingot.bex.compiled import OP_RUNTIME, OP_SYMBOL, float_operands, float_order, literal
-from ingot.bex.opcodes import Op
+from ingot.bex.opcodes import OPCODES, ORDER, Op, Shadow
 from ingot.bex.program import BexFunction
 from ingot.runtime.values import INT_MAX
 
@@ -39,35 +39,28 @@ class Entry:
         self.kind = kind  # "bool" when the value is a bool on every run
 
 
-# Results whose shadow is None on every run and which are scalars.
-_CONCRETE_SCALAR = frozenset({Op.LOAD_CELL, Op.LOAD_CAPTURE_CELL, Op.IS_PANIC, Op.BIT_NOT, Op.MAKE_CLOSURE,
-                              Op.BOUND_METHOD})
-# Results read from the shadow heap or returned by calls: a shadow, maybe a container.
-_FROM_HEAP = frozenset({Op.LOAD_DEREF, Op.LOAD_CAPTURE, Op.READ_FIELD, Op.READ_INDEX, Op.CALL, Op.CALL_BUILTIN,
-                        Op.CALL_VALUE})
-_BINARY = frozenset(Op(op) for op in range(Op.ADD, Op.GE + 1))
-_ORDER = frozenset({Op.LT, Op.LE, Op.GT, Op.GE})
+_ORDER = ORDER
 _FLOAT_INLINE = _ORDER | {Op.ADD, Op.SUB, Op.MUL}
 
 
 def static_result(op: Op, fn: BexFunction, arg: Any, operands: list[tuple[bool, bool]]) -> tuple[bool, bool]:
-    """(may have a shadow, is a scalar) of `op`'s result, from its operands' (shadow, scalar) facts."""
-    if op == Op.LOAD_CONST:
-        return False, isinstance(fn.consts[arg], _SCALAR_TYPES)
-    if op in _CONCRETE_SCALAR:
-        return False, True
-    if op in _FROM_HEAP:
-        return True, False
-    if op == Op.LEN:
-        return True, True  # an array's length can be symbolic
-    if op in _BINARY or op in (Op.NEG, Op.IS_TYPE, Op.FORMAT):
-        return any(s for s, _ in operands), True
-    if op in (Op.NOT, Op.TRUTHY):
-        (sym, scalar), = operands
-        return sym or not scalar, True  # a list's truth is its (maybe symbolic) length
-    if op in (Op.LOAD_GLOBAL, Op.MAKE_ARRAY, Op.MAKE_MAP, Op.MAKE_INSTANCE):
-        return False, False
-    raise AssertionError(f"no static facts for {op.name}")
+    """(may have a shadow, is a scalar) of `op`'s result, from its operands' (shadow, scalar) facts.
+
+    Read from the opcode table's `shadow` and `scalar` columns (a constant's scalarity from its value).
+    """
+    info = OPCODES[op]
+    shadow = info.shadow
+    scalar = isinstance(fn.consts[arg], _SCALAR_TYPES) if op is Op.LOAD_CONST else info.scalar
+    if shadow is Shadow.NEVER:
+        return False, scalar
+    if shadow is Shadow.ALWAYS:
+        return True, scalar
+    if shadow is Shadow.OPERANDS:
+        return any(s for s, _ in operands), scalar
+    if shadow is Shadow.TRUTH:
+        (sym, operand_scalar), = operands
+        return sym or not operand_scalar, scalar  # a list's truth is its (maybe symbolic) length
+    raise AssertionError(f"no static facts for {op.name}")  # LOAD_LOCAL: the analysis reads its local
 
 
 def concrete_binary(op: Op, a: str, b: str, a_kind: str = "", b_kind: str = "") -> str:

@@ -1,134 +1,31 @@
-"""The compiled tier: each BEX function translated to a Python function.
+"""The compiled tier's code generation: one BEX function to one Python function.
 
-The translator reads only the bytecode and its side tables (the opcode table
-gives every instruction's stack effect). Per program it generates one Python
-module: one `def` per BAML function, compiled once with `compile()` and cached
-(per program, and per budget mode: with `max_steps` set, backward jumps and
-calls tick the budget exactly as the interpreter does; without, no tick code
-exists at all). Each `CompiledVM` executes that module in its own namespace,
-so VM options (`max_depth`, `llm`, ...) are plain globals of the generated code.
-
-Translation:
-
-- The operand stack disappears: its depth is static (BEX is stack-balanced per
-  block), loads of locals and constants stay symbolic until used, other
-  results live in Python locals `s0, s1, ...`; BAML locals are Python locals
-  `l0, l1, ...` (captured ones hold `Cell` objects, as in the interpreter).
-- Basic blocks are laid out in reverse postorder as arms of a `while True`
-  dispatch over `pc`: an arm falls through to the next, forward jumps skip
-  arms, backward jumps `continue`. A block with one predecessor is inlined
-  into it (so loop-free functions become plain if/else code), small blocks
-  ending in a jump are copied into their predecessors, and each innermost
-  loop runs in its own nested `while True`.
-- Ints, floats and bools get inline fast paths (`a + b` with the 63-bit range
-  check, BAML's total float order, ...). A flow-insensitive pass finds the
-  locals that only ever hold an int, a float or a bool (from the declared
-  parameter types, constants and operators), and their type tests go away.
-  A temporary that is stored and read once right away never leaves the stack.
-- Blocks covered by an exception handler are wrapped in
-  `try/except BamlRaise`, which stores the value in the handler's slot and
-  jumps to the handler block.
-- Calls are Python calls carrying the BAML depth `d`; a call at depth
-  `max_depth` panics `StackOverflow` in the caller, like the interpreter.
-- Traces are rebuilt from Python frames (each generated line maps to the BEX
-  instruction it implements), so the happy path pays nothing for them.
+The operand stack disappears (its depth is static): loads of locals and
+constants stay symbolic until used, other results live in Python locals
+`s0, s1, ...`; BAML locals are `l0, l1, ...`. Operators inline the opcode
+table's templates (the Python operator under its guard, the runtime function
+otherwise) with the static kinds of their operands. Arms are laid out as
+`cfg.ControlFlow` decides: structured code (`while` loops and `if` statements)
+where the CFG allows, a `pc` dispatch loop otherwise; blocks under a handler are
+wrapped in `try/except BamlRaise`.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import sys
-from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ingot.bex.opcodes import OPCODES, Op
-from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
-from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler, read_index, user_frames, write_index
-from ingot.runtime import ops
-from ingot.runtime.errors import BamlRaise, Frame, is_panic_value, panic
-from ingot.runtime.render import render_value
-from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.bex.compiled.cfg import ControlFlow
+from ingot.bex.compiled.kinds import KindInference
+from ingot.bex.opcodes import BINARY, OPCODES, Kind, Op
+from ingot.bex.program import BexFunction, BexProgram
+from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.stdlib import REGISTRY
 
-__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry", "make_catch",
-           "STATIC_NAMES", "literal"]
+if TYPE_CHECKING:
+    from ingot.bex.compiled.translation import Translation
 
 _LIM = INT_MAX + 1
-_ENDS = {int(op) for op, info in OPCODES.items() if info.ends_block}
-_counter = itertools.count()
-
-
-# ----------------------------------------------------------------------------- translation
-
-
-class Translation:
-    """One program's translation: source, code object and the line map for traces."""
-
-    def __init__(self, program: BexProgram, budget: bool,
-                 translator: type[FunctionTranslator] | None = None, context: Any = None) -> None:
-        self.program = program
-        self.budget = budget
-        self.context = context  # what a translator variant needs beside the bytecode (e.g. a program view)
-        self.filename = f"<ingot-compiled-{next(_counter)}>"
-        self.lines: list[str] = []
-        self.pyline_pc: list[int] = []  # python line (0-based) -> pc in its function
-        self.consts: dict[str, Any] = {}
-        self.by_code_name: dict[str, BexFunction] = {}
-        self.value_argcs: set[int] = set()
-        self.n_counters = 0  # per-instruction counters a translator variant allocated (`_H[j]`)
-        for fn in program.reachable():  # not the prelude functions nothing calls
-            if fn.kind == "body":
-                (translator or FunctionTranslator)(self, fn).run()
-        self.source = "\n".join(self.lines) + "\n"
-        self.code = compile(self.source, self.filename, "exec")
-        _MODULES[self.filename] = self
-
-    def emit(self, indent: int, text: str, pc: int) -> None:
-        self.lines.append("    " * indent + text)
-        self.pyline_pc.append(pc)
-
-    def const_name(self, value: Any, hint: str) -> str:
-        name = f"K_{hint}"
-        self.consts[name] = value
-        return name
-
-    def frame(self, fn: BexFunction, pyline: int) -> Frame:
-        i = pyline - 1
-        pc = self.pyline_pc[i] if 0 <= i < len(self.pyline_pc) else -1
-        return Frame(fn.qualified, fn.file, fn.line_at(pc))
-
-
-def forget(program: BexProgram) -> None:
-    """Drop `program`'s translations (its functions changed kind, e.g. a host was bound)."""
-    for key in [k for k in _CACHE if k[0] == id(program)]:
-        del _CACHE[key]
-
-
-_MODULES: dict[str, Translation] = {}
-_CACHE: OrderedDict[tuple[int, bool, str], Translation] = OrderedDict()
-_CACHE_SIZE = 64
-
-
-def translate(program: BexProgram, budget: bool = False, translator: type[FunctionTranslator] | None = None,
-              context: Any = None) -> Translation:
-    """The program's translation (cached per program, budget mode and translator variant)."""
-    key = (id(program), budget, translator.__qualname__ if translator is not None else "")
-    mod = _CACHE.get(key)
-    if mod is not None and mod.program is program:
-        _CACHE.move_to_end(key)
-        return mod
-    mod = Translation(program, budget, translator, context)
-    _CACHE[key] = mod
-    while len(_CACHE) > _CACHE_SIZE:
-        _, old = _CACHE.popitem(last=False)
-        _MODULES.pop(old.filename, None)
-    return mod
-
-
-def source_of(program: BexProgram, budget: bool = False) -> str:
-    """The generated Python source (for debugging and tests)."""
-    return translate(program, budget).source
 
 
 def inline_builtin(program: BexProgram, index: int, args: list[str], target: str) -> str | None:
@@ -143,12 +40,10 @@ def inline_builtin(program: BexProgram, index: int, args: list[str], target: str
     return spec.inline.format(*args, target=target)
 
 
-# A binary operator's Python symbol and the runtime function the generated code falls back to.
-OP_SYMBOL = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "//", Op.MOD: "%", Op.LT: "<", Op.LE: "<=",
-             Op.GT: ">", Op.GE: ">=", Op.EQ: "==", Op.NE: "!="}
-OP_RUNTIME = {Op.ADD: "_add", Op.SUB: "_sub", Op.MUL: "_mul", Op.DIV: "_div", Op.MOD: "_mod", Op.LT: "_lt",
-              Op.LE: "_le", Op.GT: "_gt", Op.GE: "_ge", Op.EQ: "_eq", Op.NE: "_ne", Op.BIT_AND: "_bit_and",
-              Op.BIT_OR: "_bit_or", Op.BIT_XOR: "_bit_xor", Op.SHL: "_shl", Op.SHR: "_shr"}
+# A binary operator's Python symbol and the runtime function the generated code falls back to
+# (both from the opcode table).
+OP_SYMBOL = {op: OPCODES[op].py for op in BINARY if OPCODES[op].py}
+OP_RUNTIME = {op: OPCODES[op].runtime_name for op in BINARY}
 
 
 def float_operands(a_kind: str, b_kind: str) -> bool:
@@ -181,16 +76,19 @@ def literal(value: Any) -> str | None:
 class _Entry:
     """A value on the translation-time stack: a Python expression and what it is known to be."""
 
-    __slots__ = ("expr", "slot", "kind", "value")
+    __slots__ = ("expr", "slot", "kind", "value", "nonneg", "bounded")
 
-    def __init__(self, expr: str, slot: int | None = None, kind: str = "", value: int | None = None) -> None:
+    def __init__(self, expr: str, slot: int | None = None, kind: str = "", value: int | None = None,
+                 nonneg: bool = False, bounded: bool = False) -> None:
         self.expr = expr
         self.slot = slot  # the local it reads (deferred load), if any
         self.kind = kind  # "int" / "str" / "bool" / "none" / "other" for constants, "bool" for tests
         self.value = value  # an int constant's value
+        self.nonneg = nonneg  # an int known to be >= 0
+        self.bounded = bounded  # an int known to be below the maximum (`+ 1` cannot overflow)
 
 
-class FunctionTranslator:
+class FunctionTranslator(ControlFlow, KindInference):
     def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
         self.fn = fn
@@ -199,87 +97,6 @@ class FunctionTranslator:
         mod.by_code_name[self.name] = fn
 
     # -- block structure ------------------------------------------------------------
-    def leaders(self) -> list[int]:
-        code, n = self.code, len(self.code)
-        lead = {0}
-        for pc, (op, arg) in enumerate(code):
-            if op in (Op.JUMP, Op.POP_JUMP_IF_FALSE):
-                lead.add(arg)
-                lead.add(pc + 1)
-            elif op == Op.SWITCH:
-                table, otherwise = self.fn.switch_tables[arg]
-                lead.update(table.values())
-                lead.add(otherwise)
-                lead.add(pc + 1)
-            elif op in _ENDS:
-                lead.add(pc + 1)
-        for h in self.fn.handlers:
-            lead.add(h.target)
-            for a, b in h.ranges:
-                lead.add(a)
-                lead.add(b)
-        return sorted(x for x in lead if 0 <= x < n)
-
-    def handler_at(self, pc: int) -> Any:
-        for h in self.fn.handlers:
-            if h.covers(pc):
-                return h
-        return None
-
-    def depths(self, leaders: list[int]) -> dict[int, int]:
-        """Stack depth at each block start (handler targets start empty)."""
-        code = self.code
-        leader_set = set(leaders)
-        depth: dict[int, int] = {0: 0}
-        for h in self.fn.handlers:
-            depth[h.target] = 0
-        work = [0] + [h.target for h in self.fn.handlers]
-        while work:
-            start = work.pop()
-            d = depth[start]
-            pc = start
-            while True:
-                op, arg = code[pc]
-                d = d - self.pops(op, arg) + OPCODES[Op(op)].pushes
-                succ: list[int] = []
-                if op in (Op.JUMP, Op.POP_JUMP_IF_FALSE):
-                    succ.append(arg)
-                elif op == Op.SWITCH:
-                    table, otherwise = self.fn.switch_tables[arg]
-                    succ.extend(table.values())
-                    succ.append(otherwise)
-                nxt = pc + 1
-                falls = op not in _ENDS and nxt < len(code)
-                if falls and nxt in leader_set:
-                    succ.append(nxt)
-                for s in succ:
-                    if s not in depth:
-                        depth[s] = d
-                        work.append(s)
-                if not falls or nxt in leader_set:
-                    break
-                pc = nxt
-        return depth
-
-    def pops(self, op: int, arg: Any) -> int:
-        info = OPCODES[Op(op)]
-        if info.pops is not None:
-            return info.pops
-        if op == Op.MAKE_ARRAY:
-            return arg
-        if op == Op.MAKE_MAP:
-            return 2 * arg
-        if op == Op.MAKE_INSTANCE:
-            return len(list(self.mod.program.classes.values())[arg].field_names)
-        if op == Op.MAKE_CLOSURE:
-            return self.mod.program.functions[arg].n_captures
-        if op == Op.FORMAT:
-            return self.fn.formats[arg].count(None)
-        if op in (Op.CALL, Op.CALL_BUILTIN):
-            return arg[1]
-        if op == Op.CALL_VALUE:
-            return arg + 1
-        raise AssertionError(op)
 
     # -- output -----------------------------------------------------------------------
     def out(self, text: str) -> None:
@@ -314,6 +131,8 @@ class FunctionTranslator:
         self.block_end = {b: (all_leaders[i + 1] if i + 1 < len(all_leaders) else len(self.code))
                           for i, b in enumerate(all_leaders)}
         self.kinds = self.infer_kinds(depth)
+        self.nonneg = self.nonneg_slots(depth, self.kinds)
+        self.below = self.below_max(self.kinds)
         code = self.code
         loads: dict[int, int] = {}
         for op, arg in code:
@@ -346,11 +165,17 @@ class FunctionTranslator:
         self.cfg()
         regions = self.loop_regions()
         self.region: tuple[int, int] | None = None
+        self.structured = False
         if self.arms == [0] and not fn.handlers and not any(
                 t == 0 for b in self.block_end for _, t in self.exits(b)):
             # no loops, no handlers: structured code, no dispatch
             self.arm = 0
             self.body(0, 0)
+            return
+        nested = self.nested_regions()
+        self.structured = nested is not None and self.structurable(nested)
+        if nested is not None and self.structured:
+            self.structured_layout(nested)
             return
         self.out("pc = 0")
         self.out("while True:")
@@ -378,133 +203,43 @@ class FunctionTranslator:
             if self.region is not None and pos == self.region[1]:
                 self.region = None
 
-    def loop_regions(self) -> dict[int, int]:
-        """Innermost loops as contiguous arm ranges: each runs in its own `while True`."""
-        host: dict[int, int] = {}
-
-        def place(b: int, pos: int) -> None:
-            host[b] = pos
-            for _, t in self.exits(b):
-                if t in self.inlined and t not in host:
-                    place(t, pos)
-
+    def structured_layout(self, regions: dict[int, int]) -> None:
+        """Arms in order, each loop a `while True:` around its arms: no `pc` (see `structurable`)."""
+        open_: list[tuple[int, int]] = []
         for pos, b in enumerate(self.arms):
-            place(b, pos)
-        ends: dict[int, int] = {}
-        switch_at: set[int] = set()
-        for b, pos in host.items():
-            if self.code[self.block_end[b] - 1][0] == Op.SWITCH:
-                switch_at.add(pos)
-            for kind, t in self.exits(b):
-                q = self.arm_pos.get(t)
-                if kind != "switch" and q is not None and q <= pos:
-                    ends[q] = max(ends.get(q, q), pos)
-        chosen: dict[int, int] = {}
-        taken: set[int] = set()
-        for q, end in sorted(ends.items(), key=lambda x: x[1] - x[0]):
-            span = set(range(q, end + 1))
-            if span & taken or span & switch_at:
-                continue
-            chosen[q] = end
-            taken |= span
-        return chosen
-
-    # -- control flow ---------------------------------------------------------------------
-    def thread(self, target: int) -> int:
-        """Follow blocks that are a lone JUMP (not in budget mode: those jumps tick)."""
-        if self.mod.budget:
-            return target
-        seen = set()
-        while target not in seen:
-            seen.add(target)
-            op, arg = self.code[target]
-            if op == Op.JUMP and self.block_end[target] == target + 1:
-                target = arg
-            else:
-                break
-        return target
-
-    def exits(self, b: int) -> list[tuple[str, int]]:
-        """The block's successors: ("goto" | "cond" | "fall" | "switch", target)."""
-        last = self.block_end[b] - 1
-        op, arg = self.code[last]
-        n = len(self.code)
-        if op == Op.JUMP:
-            return [("goto", self.thread(arg))]
-        if op == Op.POP_JUMP_IF_FALSE:
-            out = [("cond", self.thread(arg))]
-            if last + 1 < n:
-                out.append(("fall", self.thread(last + 1)))
-            return out
-        if op == Op.SWITCH:
-            table, otherwise = self.fn.switch_tables[arg]
-            return [("switch", t) for t in [*table.values(), otherwise]]
-        if op in _ENDS:
-            return []
-        return [("goto", self.thread(last + 1))] if last + 1 < n else []
-
-    def cfg(self) -> None:
-        """Arms in reverse postorder; blocks with one predecessor are inlined into it."""
-        roots = [0] + [h.target for h in self.fn.handlers]
-        order: list[int] = []
-        seen: set[int] = set()
-        for root in roots:
-            root = self.thread(root) if root != 0 else 0
-            if root in seen:
-                continue
-            post: list[int] = []
-            stack = [(root, iter(self.exits(root)))]
-            seen.add(root)
-            while stack:
-                node, it = stack[-1]
-                for _, t in it:
-                    if t not in seen:
-                        seen.add(t)
-                        stack.append((t, iter(self.exits(t))))
-                        break
-                else:
-                    post.append(node)
-                    stack.pop()
-            order.extend(reversed(post))
-        preds: dict[int, int] = {b: 0 for b in order}
-        for b in order:
-            for _, t in self.exits(b):
-                preds[t] = preds.get(t, 0) + 1
-        for r in roots:
-            preds[r] = preds.get(r, 0) + 2
-        self.inlined: set[int] = set()
-        nest: dict[int, int] = {}
-        for b in order:
-            nest.setdefault(b, 0)
-            ex = self.exits(b)
-            kinds = [k for k, _ in ex]
-            for k, t in ex:
-                if preds.get(t, 0) != 1 or t in self.inlined or t == 0:
-                    continue
-                if k == "goto":
-                    self.inlined.add(t)
-                    nest[t] = nest[b]
-                elif k in ("cond", "fall") and kinds == ["cond", "fall"] and self.handler_at(b) is None \
-                        and nest[b] < 10 and ex[0][1] != ex[1][1]:
-                    self.inlined.add(t)
-                    nest[t] = nest[b] + 1
-        self.arms = [b for b in order if b not in self.inlined]
-        # small blocks that end in a jump or return are copied into their predecessors
-        self.dup = {b for b in self.arms
-                    if b != 0 and self.block_end[b] - b <= 10 and self.handler_at(b) is None
-                    and self.code[self.block_end[b] - 1][0] in (Op.JUMP, Op.RETURN)}
-        self.path: list[int] = []
-        self.arm_pos = {b: i for i, b in enumerate(self.arms)}
+            self.arm = pos
+            self.pc = b
+            if pos in regions:
+                self.indent = 1 + len(open_)
+                self.out("while True:")
+                open_.append((pos, regions[pos]))
+            self.region = open_[-1] if open_ else None
+            self.indent = 1 + len(open_)
+            self.body(b, 0)
+            while open_ and open_[-1][1] == pos:
+                open_.pop()
 
     def jump(self, target: int, tick: bool, at: int, always: bool = False) -> None:
         if tick and self.mod.budget and target <= at:
             self.out("_tick()")
+        if self.structured:
+            self.structured_jump(self.arm_pos[target])
+            return
         self.out(f"pc = {target}")
         pos = self.arm_pos[target]
         if self.region is not None and not self.region[0] <= pos <= self.region[1]:
             self.out("break")
         elif pos <= self.arm or always:
             self.out("continue")
+
+    def structured_jump(self, pos: int) -> None:
+        """A jump in structured code: `structurable` has checked it is one of these three."""
+        if self.region is not None and pos == self.region[0]:
+            self.out("continue")
+        elif self.region is not None and pos == self.region[1] + 1:
+            self.out("break")
+        else:
+            self.out("pass")  # the next arm follows in place
 
     def body(self, b: int, level: int) -> None:
         """One block's code, then its exit; inlined successors follow in place."""
@@ -513,6 +248,7 @@ class FunctionTranslator:
             self.pc = b
             self.out("try:")
             self.indent += 1
+            opened = len(self.mod.lines)
         term = self.block(b, self.block_end[b], self.depth[b])
         last = self.block_end[b] - 1
         follow: int | None = None
@@ -540,7 +276,10 @@ class FunctionTranslator:
             elif kind == "goto":
                 target = ex[0][1]
                 inline = target in self.inlined
-                copy = not inline and target in self.dup and target not in self.path and len(self.path) < 4
+                # a copy saves a round of the dispatch (structured code falls through instead);
+                # inside this block's `try` it would be covered by its handler: only without one
+                copy = (not inline and h is None and not self.structured and target in self.dup
+                        and target not in self.path and len(self.path) < 4)
                 if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
                     self.out("_tick()")  # a backward JUMP ticks even when its target's code follows in place
                 if inline:
@@ -552,6 +291,8 @@ class FunctionTranslator:
                 else:
                     self.jump(target, test == "tick", last)
         if h is not None:
+            if len(self.mod.lines) == opened:
+                self.out("pass")  # a block that only jumps to its (inlined) successor
             self.indent -= 1
             self.pc = b
             self.out("except BamlRaise as e:")
@@ -566,84 +307,6 @@ class FunctionTranslator:
             self.indent -= 1
         if follow is not None:
             self.body(follow, level)
-
-    # -- kinds of locals --------------------------------------------------------------------
-    def infer_kinds(self, depth: dict[int, int]) -> dict[int, str]:
-        """Locals that only ever hold an int (or only a bool): their checks can go."""
-        fn, code = self.fn, self.code
-        excluded = set(fn.cell_params) | {h.slot for h in fn.handlers}
-        for op, arg in code:
-            if op in (Op.LOAD_DEREF, Op.STORE_DEREF, Op.NEW_CELL, Op.CARRY_CELL, Op.LOAD_CELL):
-                excluded.add(arg)
-        kinds: dict[int, str] = {}
-        for i, ty in enumerate(fn.param_types, start=1):
-            name = getattr(ty, "name", None)
-            if type(ty).__name__ == "Prim" and name in ("int", "bool", "float") and not fn.name.startswith("$"):
-                kinds[i] = name
-            else:
-                excluded.add(i)
-        stores: dict[int, list[Any]] = {}
-        for b in depth:
-            stack: list[Any] = [None] * depth[b]
-            for pc in range(b, self.block_end[b]):
-                op, arg = code[pc]
-                n = self.pops(op, arg)
-                args = stack[len(stack) - n:] if n else []
-                if n:
-                    del stack[len(stack) - n:]
-                if op == Op.STORE_LOCAL:
-                    stores.setdefault(arg, []).append(args[0])
-                if OPCODES[Op(op)].pushes:
-                    stack.append(self.value_kind(op, arg, args))
-        result: dict[int, str] = {}
-        for kind in ("int", "bool", "float"):
-            # optimistic: a slot keeps the kind while every store into it provides the kind
-            chosen = {s_ for s_ in stores if s_ not in excluded and (s_ > fn.arity or kinds.get(s_) == kind)}
-            chosen |= {s_ for s_, k in kinds.items() if k == kind and s_ not in excluded}
-            changed = True
-            while changed:
-                changed = False
-                for s_ in list(chosen):
-                    if any(self.kind_of(v, kind, chosen) != kind for v in stores.get(s_, [])):
-                        chosen.discard(s_)
-                        changed = True
-            for s_ in chosen:
-                result[s_] = kind
-        return result
-
-    def value_kind(self, op: int, arg: Any, args: list[Any]) -> Any:
-        """A symbolic kind: "int", "bool", ("slot", k), ("int-if", operands) or None."""
-        if op == Op.LOAD_CONST:
-            v = self.fn.consts[arg]
-            return {int: "int", bool: "bool", float: "float"}.get(type(v))
-        if op == Op.LOAD_LOCAL:
-            return ("slot", arg)
-        if op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.NEG):
-            return ("int-if", tuple(args))
-        if op in (Op.BIT_AND, Op.BIT_OR, Op.BIT_XOR, Op.SHL, Op.SHR, Op.BIT_NOT, Op.LEN):
-            return "int"
-        if op in (Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.NOT, Op.TRUTHY, Op.IS_PANIC, Op.IS_TYPE):
-            return "bool"
-        if op == Op.CALL_BUILTIN:
-            program = self.mod.program
-            spec = REGISTRY.get(program.builtin_keys[arg[0]])
-            return spec.result if spec is not None and program.builtins[arg[0]] is spec.impl else None
-        if op == Op.CALL:
-            callee = self.mod.program.functions[arg[0]]
-            ret = callee.ret
-            if (type(ret).__name__ == "Prim" and getattr(ret, "name", None) in ("int", "bool")
-                    and not callee.name.startswith("$") and callee.kind == "body"):
-                return ret.name
-        return None
-
-    def kind_of(self, v: Any, kind: str, chosen: set[int]) -> str | None:
-        if v is None or isinstance(v, str):
-            return v
-        if v[0] == "slot":
-            return kind if v[1] in chosen else None
-        if kind in ("int", "float") and all(self.kind_of(x, kind, chosen) == kind for x in v[1]):
-            return kind
-        return None
 
     def flush(self, stack: list[_Entry], slot: int | None = None) -> None:
         """Materialise deferred loads (all of them, or those reading `slot`)."""
@@ -670,6 +333,7 @@ class FunctionTranslator:
         """Emit one block's code; return how it exits: ("goto", "tick" or ""), ("cond", test) or None."""
         fn, code, mod = self.fn, self.code, self.mod
         stack: list[_Entry] = [_Entry(f"s{i}") for i in range(depth)]
+        below = set(self.below.get(start, ()))  # locals below the int maximum here (`below_max`)
         fx = fn.index
         pc = start
         skip = 0
@@ -695,6 +359,7 @@ class FunctionTranslator:
                     self.flush(keep, slot)
                     stack[:len(keep)] = keep
                     skip = 1
+                    below.discard(slot)
                     return f"l{slot}"
                 return d_
 
@@ -703,7 +368,8 @@ class FunctionTranslator:
                     stack.append(_Entry(target, kind=kind))
 
             if op == Op.LOAD_LOCAL:
-                stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, "")))
+                stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, ""), nonneg=arg in self.nonneg,
+                                    bounded=arg in below))
             elif op == Op.LOAD_CONST:
                 value = fn.consts[arg]
                 lit = literal(value)
@@ -714,12 +380,14 @@ class FunctionTranslator:
                 stack.append(_Entry(lit, kind=kind, value=value if kind == "int" else None))
             elif op == Op.STORE_LOCAL and pc in self.forward:
                 # a temporary read once, right here: it stays on the stack
+                below.discard(arg)
                 stack[-1].kind = stack[-1].kind or self.kinds.get(arg, "")
                 skip = 1
             elif op == Op.STORE_LOCAL:
                 v = stack.pop()
+                below.discard(arg)
                 self.flush(stack, arg)
-                if v.expr != f"l{arg}":
+                if v.expr != f"l{arg}" and arg in self.read:  # (stack entries are side-effect free)
                     self.out(f"l{arg} = {v.expr}")
             elif op == Op.LOAD_DEREF:
                 self.out(f"{dest} = l{arg}.value")
@@ -761,6 +429,11 @@ class FunctionTranslator:
                     push_result(t, "float" if a.kind == b.kind == "float" else "")
                     pc += 1
                     continue
+                if b.value == 1 and a.kind == "int" and (a.bounded if op == Op.ADD else op == Op.SUB and a.nonneg):
+                    self.out(f"{t} = {A} {sym} 1")  # a counter below the maximum, or a non-negative one
+                    push_result(t, "int")
+                    pc += 1
+                    continue
                 if b.value is not None and op != Op.MUL and abs(b.value) < 1 << 40:
                     k = b.value
                     if (op == Op.ADD) == (k >= 0):
@@ -794,10 +467,14 @@ class FunctionTranslator:
                 A, B = a.expr, b.expr
                 sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
                 checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                checks.append(f"{A} >= 0")
+                if not (a.nonneg or a.value is not None and a.value >= 0):
+                    checks.append(f"{A} >= 0")
                 if not (b.value is not None and b.value > 0):
                     checks.append(f"{B} > 0")
-                self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
+                if checks:
+                    self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
+                else:  # Python's // and % are BAML's on these operands
+                    self.out(f"{t} = {A} {sym} {B}")
                 push_result(t, "int" if a.kind == b.kind == "int" else "")
             elif op in (Op.LT, Op.LE, Op.GT, Op.GE):
                 b, a = stack[-1], stack[-2]
@@ -840,36 +517,26 @@ class FunctionTranslator:
                     expr = f"{'_ne' if neg else '_eq'}({A}, {B})"
                 self.assign(t, f"{expr}", stack)
                 push_result(t, "bool")
-            elif op in (Op.NEG, Op.NOT, Op.BIT_NOT, Op.TRUTHY, Op.IS_PANIC):
+            elif op in (Op.NEG, Op.NOT):
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
                 A = a.expr
-                kind = ""
                 if op == Op.NEG:
-                    expr = f"-{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})"
-                elif op == Op.NOT:
-                    expr = f"not {A}" if a.kind == "bool" else f"not _truthy({A})"
-                    kind = "bool"
-                elif op == Op.TRUTHY:
-                    expr = A if a.kind == "bool" else f"_truthy({A})"
-                    kind = "bool"
-                elif op == Op.BIT_NOT:
-                    expr = f"_bit_not({A})"
+                    self.out(f"{t} = -{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})")
+                    push_result(t, "int" if a.kind == "int" else "")
                 else:
-                    expr = f"_is_panic({A})"
-                    kind = "bool"
-                if op == Op.NEG and a.kind == "int":
-                    kind = "int"
-                self.out(f"{t} = {expr}")
-                push_result(t, kind)
-            elif op in (Op.BIT_AND, Op.BIT_OR, Op.BIT_XOR, Op.SHL, Op.SHR):
-                b, a = stack[-1], stack[-2]
-                t = result_dest(2)
-                del stack[-2:]
-                slow = OP_RUNTIME[Op(op)]
-                self.out(f"{t} = {slow}({a.expr}, {b.expr})")
-                push_result(t, "int")
+                    self.out(f"{t} = not {A}" if a.kind == "bool" else f"{t} = not _truthy({A})")
+                    push_result(t, "bool")
+            elif OPCODES[op].impl is not None:
+                # any other operator: a call of its runtime definition (the opcode table's `impl`)
+                info = OPCODES[op]
+                n = len(stack) - info.pops  # type: ignore[operator]
+                operands = ", ".join(e.expr for e in stack[n:])
+                t = result_dest(len(stack) - n)
+                del stack[n:]
+                self.out(f"{t} = {info.runtime_name}({operands})")
+                push_result(t, {Kind.INT: "int", Kind.BOOL: "bool"}.get(info.kind, ""))
             elif op == Op.JUMP:
                 self.flush(stack)
                 return ("goto", "tick")
@@ -1017,7 +684,7 @@ class FunctionTranslator:
             elif op == Op.CALL_VALUE:
                 argc = arg
                 args = [e.expr for e in stack[len(stack) - argc:]] if argc else []
-                target = stack[len(stack) - argc - 1].expr
+                target = f"({stack[len(stack) - argc - 1].expr})"  # (a literal needs the parentheses)
                 t = result_dest(argc + 1)
                 del stack[len(stack) - argc - 1:]
                 mod.value_argcs.add(argc)
@@ -1047,8 +714,6 @@ class FunctionTranslator:
             elif op == Op.UNREACHABLE:
                 self.out("raise _unreachable()")
                 return None
-            elif op == Op.POP:
-                stack.pop()
             else:  # pragma: no cover - the opcode table and this switch are checked by a test
                 raise AssertionError(f"unknown opcode {op}")
             pc += 1
@@ -1056,148 +721,3 @@ class FunctionTranslator:
         self.flush(stack)
         self.pc = end - 1
         return ("goto", "") if end < len(code) else None
-
-
-# ----------------------------------------------------------------------------- runtime
-
-
-def _trace_frames(tb: Any, above: Any) -> list[Frame]:
-    """A BAML trace from Python frames: `above` and its callers (up to the run's entry),
-    then the traceback's frames (from the catching frame down to the raise)."""
-    outer: list[Frame] = []
-    f = above
-    while f is not None and f.f_code is not _ENTRY_CODE:
-        mod = _MODULES.get(f.f_code.co_filename)
-        if mod is not None:
-            fn = mod.by_code_name.get(f.f_code.co_name)
-            if fn is not None:
-                outer.append(mod.frame(fn, f.f_lineno))
-        f = f.f_back
-    outer.reverse()
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        mod = _MODULES.get(code.co_filename)
-        if mod is not None:
-            fn = mod.by_code_name.get(code.co_name)
-            if fn is not None:
-                outer.append(mod.frame(fn, tb.tb_lineno))
-        tb = tb.tb_next
-    return user_frames(outer)
-
-
-def run_entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
-    """The boundary of one run: traces stop here."""
-    try:
-        return f(1, cells, *args)
-    except BamlRaise as e:
-        if not e.trace:
-            e.trace = _trace_frames(e.__traceback__, None)
-        raise
-
-
-_ENTRY_CODE = run_entry.__code__
-
-
-def make_catch(vm: VM) -> Any:
-    caught = vm.caught
-    getframe = sys._getframe
-
-    def _catch(e: BamlRaise) -> None:
-        if not e.trace:
-            frame = getframe(1)
-            e.trace = _trace_frames(e.__traceback__, frame.f_back)
-        e.__traceback__ = None
-        caught[id(e.value)] = e
-
-    return _catch
-
-
-STATIC_NAMES = {
-    "BamlRaise": BamlRaise,
-    "Cell": Cell,
-    "Closure": Closure,
-    "Instance": Instance,
-    "_add": ops.add, "_sub": ops.sub, "_mul": ops.mul, "_div": ops.div, "_mod": ops.mod,
-    "_neg": ops.neg, "_bit_not": ops.bit_not, "_bit_and": ops.bit_and, "_bit_or": ops.bit_or,
-    "_bit_xor": ops.bit_xor, "_shl": ops.shl, "_shr": ops.shr,
-    "_eq": ops.eq, "_ne": ops.ne, "_lt": ops.lt, "_le": ops.le, "_gt": ops.gt, "_ge": ops.ge,
-    "_truthy": ops.truthy, "_is_panic": is_panic_value, "_render": render_value,
-    "_read_index": read_index, "_write_index": write_index,
-    "_overflow": lambda: panic("StackOverflow", message="stack overflow"),
-    "_unreachable": lambda: panic("Unreachable", message="entered unreachable code"),
-}
-
-
-class CompiledVM(VM):
-    """A `VM` whose functions run as generated Python code; same options, same results."""
-
-    def __init__(self, program: BexProgram, max_depth: int = DEFAULT_MAX_DEPTH,
-                 max_steps: int | None = None, llm: LlmHandler | None = None) -> None:
-        super().__init__(program, max_depth=max_depth, max_steps=max_steps, llm=llm)
-        self._funcs: list[Any] | None = None
-
-    def functions(self) -> list[Any]:
-        """This VM's Python function per BAML function (None for LLM functions)."""
-        if self._funcs is None:
-            self._funcs = self._instantiate()
-        return self._funcs
-
-    def _instantiate(self) -> list[Any]:
-        program = self.program
-        mod = translate(program, self.max_steps is not None)
-        ns: dict[str, Any] = dict(STATIC_NAMES)
-        ns.update(mod.consts)
-        for i, b in enumerate(program.builtins):
-            ns[f"B{i}"] = b
-        max_depth = self.max_depth
-        ns["MAXD"] = max_depth
-        ns["_global"] = self.load_global
-        ns["_call_external"] = self.call_external
-        ns["_rethrow"] = self.pending_rethrow
-        ns["_tick"] = self.tick
-        ns["_catch"] = make_catch(self)
-        ns["__name__"] = "ingot.bex.compiled_program"
-        exec(mod.code, ns)  # noqa: S102 - our own generated code
-        funcs: list[Any] = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
-        by_arity: dict[int, dict[BexFunction, Any]] = {}
-        for fn, f in zip(program.functions, funcs):
-            if f is not None:
-                by_arity.setdefault(fn.arity, {})[fn] = f
-        for argc in mod.value_argcs:
-            ns[f"FV{argc}"] = by_arity.get(argc, {})
-        call_external = self.call_external
-
-        def _call_value(d: int, target: Any, args: list[Any]) -> Any:
-            if not isinstance(target, Closure):
-                raise panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
-            if target.bound:
-                args = [target.receiver, *args]
-            callee = target.function
-            if callee.kind != "body":
-                return call_external(callee, args)
-            if d >= max_depth:
-                raise panic("StackOverflow", message="stack overflow")
-            if len(args) != callee.arity:
-                raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
-                                                 f"got {len(args)}")
-            return funcs[callee.index](d + 1, target.cells, *args)
-
-        ns["_call_value"] = _call_value
-        return funcs
-
-    def run(self, fn: BexFunction, args: list[Any], cells: tuple[Cell, ...] = ()) -> Any:
-        if len(args) != fn.arity:
-            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
-        f = self.functions()[fn.index]
-        # one Python frame per BAML frame (two through `_call_value`); restored afterwards
-        need = 2 * self.max_depth + 5_000
-        old = sys.getrecursionlimit()
-        if old < need:
-            sys.setrecursionlimit(need)
-        try:
-            return run_entry(f, cells, args)
-        except RecursionError:
-            raise panic("StackOverflow", message="stack overflow") from None
-        finally:
-            if old < need:
-                sys.setrecursionlimit(old)

@@ -1,0 +1,58 @@
+"""The compiled tier: each BEX function translated to a Python function.
+
+The translator reads only the bytecode and its side tables (the opcode table
+gives every instruction's stack effect and operator templates). Modules:
+`cfg` (control-flow recovery), `kinds` (kind inference), `codegen` (code
+generation), `translation` (the per-program cache), `runtime` (`CompiledVM`). Per program it generates one Python
+module: one `def` per BAML function, compiled once with `compile()` and cached
+(per program, and per budget mode: with `max_steps` set, backward jumps and
+calls tick the budget exactly as the interpreter does; without, no tick code
+exists at all). Each `CompiledVM` executes that module in its own namespace,
+so VM options (`max_depth`, `llm`, ...) are plain globals of the generated code.
+
+Translation:
+
+- The operand stack disappears: its depth is static (BEX is stack-balanced per
+  block), loads of locals and constants stay symbolic until used, other
+  results live in Python locals `s0, s1, ...`; BAML locals are Python locals
+  `l0, l1, ...` (captured ones hold `Cell` objects, as in the interpreter).
+- Control flow (`cfg`): basic blocks in reverse postorder, a block with one
+  predecessor inlined into it. Where every remaining jump is structured (to
+  the next arm, to the innermost loop's header, or just past that loop) the
+  function is plain code: loops are `while True:` with `continue`/`break`,
+  branches are `if`/`else`, there is no `pc`. Otherwise (handlers, switches,
+  irreducible flow) the arms are a `while True` dispatch over `pc`, small
+  blocks ending in a jump copied into their predecessors, each innermost loop
+  in its own nested `while True`.
+- Ints, floats and bools get inline fast paths from the opcode table's
+  templates (`a + b` with the 63-bit range check, BAML's total float order,
+  ...). `kinds` finds the locals that only ever hold an int, a float or a
+  bool (their type tests go), the never-negative ints (no sign test before
+  `/`, `%`) and the locals below the int maximum where a dominating `i < n`
+  held (no overflow test on `+ 1`). A temporary that is stored and read once
+  right away never leaves the stack; a store into a local nothing reads is
+  dropped.
+- Blocks covered by an exception handler are wrapped in
+  `try/except BamlRaise`, which stores the value in the handler's slot and
+  jumps to the handler block.
+- Calls are Python calls carrying the BAML depth `d`; a call at depth
+  `max_depth` panics `StackOverflow` in the caller, like the interpreter.
+- Traces are rebuilt from Python frames (each generated line maps to the BEX
+  instruction it implements), so the happy path pays nothing for them.
+"""
+
+from ingot.bex.compiled.codegen import (
+    OP_RUNTIME,
+    OP_SYMBOL,
+    FunctionTranslator,
+    float_operands,
+    float_order,
+    inline_builtin,
+    literal,
+)
+from ingot.bex.compiled.runtime import STATIC_NAMES, CompiledVM, make_catch, run_entry
+from ingot.bex.compiled.translation import Translation, forget, source_of, translate
+
+__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "forget", "run_entry",
+           "make_catch", "STATIC_NAMES", "literal", "inline_builtin", "OP_RUNTIME", "OP_SYMBOL", "float_operands",
+           "float_order"]

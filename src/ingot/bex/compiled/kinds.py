@@ -1,0 +1,232 @@
+"""The compiled tier's kind inference: locals that only ever hold an int, a float or a bool.
+
+A flow-insensitive fixpoint over the stores into each local, from the declared
+parameter types, constants and the opcode table's result kinds; the code
+generator drops the type tests of such locals.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ingot.bex.opcodes import ENDS_BLOCK, OPCODES, Kind, Op
+from ingot.stdlib import REGISTRY, BuiltinSpec
+
+if TYPE_CHECKING:
+    from ingot.bex.compiled.translation import Translation
+    from ingot.bex.program import BexFunction
+
+
+_SIGN_PRESERVING = frozenset({Op.ADD, Op.MUL, Op.DIV, Op.MOD})  # non-negative operands: a non-negative result
+
+
+def nonneg(v: Any, chosen: set[int]) -> bool:
+    if v is None or isinstance(v, str):
+        return v == "nn"
+    if v[0] == "slot":
+        return bool(v[1] in chosen)
+    return all(nonneg(x, chosen) for x in v[1])
+
+
+class KindInference:
+    """Static kinds of locals (a mixin of the translator: it reads `fn`, `code`, `mod` and the CFG)."""
+
+    fn: BexFunction
+    code: list[tuple[Op, Any]]
+    mod: Translation
+    block_end: dict[int, int]
+
+    def pops(self, op: Op, arg: Any) -> int:
+        raise NotImplementedError
+
+    def infer_kinds(self, depth: dict[int, int]) -> dict[int, str]:
+        """Locals that only ever hold an int (or only a bool): their checks can go."""
+        fn, code = self.fn, self.code
+        excluded = set(fn.cell_params) | {h.slot for h in fn.handlers}
+        for op, arg in code:
+            if op in (Op.LOAD_DEREF, Op.STORE_DEREF, Op.NEW_CELL, Op.CARRY_CELL, Op.LOAD_CELL):
+                excluded.add(arg)
+        kinds: dict[int, str] = {}
+        for i, ty in enumerate(fn.param_types, start=1):
+            name = getattr(ty, "name", None)
+            if type(ty).__name__ == "Prim" and name in ("int", "bool", "float") and not fn.name.startswith("$"):
+                kinds[i] = name
+            else:
+                excluded.add(i)
+        stores: dict[int, list[Any]] = {}
+        for b in depth:
+            stack: list[Any] = [None] * depth[b]
+            for pc in range(b, self.block_end[b]):
+                op, arg = code[pc]
+                n = self.pops(op, arg)
+                args = stack[len(stack) - n:] if n else []
+                if n:
+                    del stack[len(stack) - n:]
+                if op == Op.STORE_LOCAL:
+                    stores.setdefault(arg, []).append(args[0])
+                if OPCODES[op].pushes:
+                    stack.append(self.value_kind(op, arg, args))
+        result: dict[int, str] = {}
+        for kind in ("int", "bool", "float"):
+            # optimistic: a slot keeps the kind while every store into it provides the kind
+            chosen = {s_ for s_ in stores if s_ not in excluded and (s_ > fn.arity or kinds.get(s_) == kind)}
+            chosen |= {s_ for s_, k in kinds.items() if k == kind and s_ not in excluded}
+            changed = True
+            while changed:
+                changed = False
+                for s_ in list(chosen):
+                    if any(self.kind_of(v, kind, chosen) != kind for v in stores.get(s_, [])):
+                        chosen.discard(s_)
+                        changed = True
+            for s_ in chosen:
+                result[s_] = kind
+        return result
+
+    def nonneg_slots(self, depth: dict[int, int], kinds: dict[int, str]) -> set[int]:
+        """Int locals (not parameters) that are never negative: every store is a non-negative
+        constant, a length, or `+ * / %` of such values (an overflow or a zero divisor panics
+        rather than wraps). Their `/` and `%` need no sign test."""
+        code = self.code
+        stores: dict[int, list[Any]] = {}
+        for b in depth:
+            stack: list[Any] = [None] * depth[b]
+            for pc in range(b, self.block_end[b]):
+                op, arg = code[pc]
+                n = self.pops(op, arg)
+                args = stack[len(stack) - n:] if n else []
+                if n:
+                    del stack[len(stack) - n:]
+                if op == Op.STORE_LOCAL:
+                    stores.setdefault(arg, []).append(args[0])
+                if OPCODES[op].pushes:
+                    stack.append(self.sign_of(op, arg, args))
+        chosen = {s_ for s_ in stores if kinds.get(s_) == "int" and s_ > self.fn.arity}
+        changed = True
+        while changed:
+            changed = False
+            for s_ in list(chosen):
+                if not all(nonneg(v, chosen) for v in stores[s_]):
+                    chosen.discard(s_)
+                    changed = True
+        return chosen
+
+    def below_max(self, kinds: dict[int, str]) -> dict[int, frozenset[int]]:
+        """Per block start: the int locals known to be below the int maximum (so `+ 1` cannot overflow).
+
+        A must-analysis over the blocks: the fall-through edge of a branch on `s < X` (or
+        `X > s`) with `X` an int gives `s` the fact (`X` is at most the maximum, whatever
+        happens to it later); a store into `s` kills it; facts meet by intersection, and the
+        entry and handler targets start with none. This is what lets a counting loop's
+        increment run without its overflow test.
+        """
+        n = len(self.code)
+        starts = sorted(self.block_end)
+        everything = frozenset(s_ for s_, k in kinds.items() if k == "int")
+        entry = {0} | {h.target for h in self.fn.handlers}
+        facts: dict[int, frozenset[int]] = {b: (frozenset() if b in entry else everything) for b in starts}
+        changed = True
+        while changed:
+            changed = False
+            for b in starts:
+                for target, out in self.bounded_exits(b, facts[b], kinds, n):
+                    if target in facts and not facts[target] <= out:
+                        facts[target] = facts[target] & out
+                        changed = True
+        return facts
+
+    def bounded_exits(self, b: int, facts: frozenset[int], kinds: dict[int, str],
+                      n: int) -> list[tuple[int, frozenset[int]]]:
+        """The facts `below_max` passes along each edge out of block `b`."""
+        code = self.code
+        live = set(facts)
+        stack: list[Any] = []
+        temps: dict[int, Any] = {}  # a test stored into a temporary, then loaded for the branch
+        out: list[tuple[int, frozenset[int]]] = []
+        for pc in range(b, self.block_end[b]):
+            op, arg = code[pc]
+            pops = self.pops(op, arg)
+            args = stack[len(stack) - pops:] if pops else []
+            if pops:
+                del stack[len(stack) - pops:]
+            value: Any = None
+            if op == Op.LOAD_LOCAL:
+                value = temps.get(arg, ("slot", arg))
+            elif op == Op.LOAD_CONST:
+                v = self.fn.consts[arg]
+                value = ("int",) if type(v) is int else None
+            elif op in (Op.LT, Op.GT):
+                small, big = args if op == Op.LT else reversed(args)
+                if small and small[0] == "slot" and big and (big[0] == "int" or
+                                                             big[0] == "slot" and kinds.get(big[1]) == "int"):
+                    value = ("below", small[1])
+            elif op == Op.STORE_LOCAL:
+                live.discard(arg)
+                temps = {t: v for t, v in temps.items() if v[1] != arg and t != arg}
+                if args[0] and args[0][0] == "below":
+                    temps[arg] = args[0]
+            elif op == Op.JUMP:
+                out.append((arg, frozenset(live)))
+            elif op == Op.POP_JUMP_IF_FALSE:
+                out.append((arg, frozenset(live)))
+                holds = {args[0][1]} if args[0] and args[0][0] == "below" else set()
+                out.append((pc + 1, frozenset(live | holds)))  # (falling through: the test held)
+            elif op == Op.SWITCH:
+                table, otherwise = self.fn.switch_tables[arg]
+                out.extend((t, frozenset(live)) for t in [*table.values(), otherwise])
+            if OPCODES[op].pushes:
+                stack.append(value)
+        last = code[self.block_end[b] - 1][0]
+        if last not in ENDS_BLOCK and last != Op.POP_JUMP_IF_FALSE and self.block_end[b] < n:
+            out.append((self.block_end[b], frozenset(live)))
+        return out
+
+    def sign_of(self, op: Op, arg: Any, args: list[Any]) -> Any:
+        """"nn" (never negative), ("slot", k), ("all", operands) (when they all are) or None."""
+        if op == Op.LOAD_CONST:
+            v = self.fn.consts[arg]
+            return "nn" if type(v) is int and v >= 0 else None
+        if op == Op.LOAD_LOCAL:
+            return ("slot", arg)
+        if op in _SIGN_PRESERVING:
+            return ("all", tuple(args))
+        if op == Op.LEN or op == Op.CALL_BUILTIN and (spec := self.builtin(arg[0])) is not None \
+                and spec.nonnegative:
+            return "nn"
+        return None
+
+    def builtin(self, index: int) -> BuiltinSpec | None:
+        """The registry row of built-in `index`, when the program runs the registry's implementation."""
+        program = self.mod.program
+        spec = REGISTRY.get(program.builtin_keys[index])
+        return spec if spec is not None and program.builtins[index] is spec.impl else None
+
+    def value_kind(self, op: Op, arg: Any, args: list[Any]) -> Any:
+        """A symbolic kind: "int", "bool", ("slot", k), ("int-if", operands) or None (the opcode table's `kind`)."""
+        kind = OPCODES[op].kind
+        if kind is Kind.CONST:
+            return {int: "int", bool: "bool", float: "float"}.get(type(self.fn.consts[arg]))
+        if kind is Kind.LOCAL:
+            return ("slot", arg)
+        if kind is Kind.NUMERIC:
+            return ("int-if", tuple(args))
+        if kind is Kind.INT or kind is Kind.BOOL:
+            return kind.value
+        if kind is Kind.BUILTIN:
+            spec = self.builtin(arg[0])
+            return spec.result if spec is not None else None
+        if kind is Kind.RETURN:
+            callee = self.mod.program.functions[arg[0]]
+            ret = callee.ret
+            if (type(ret).__name__ == "Prim" and getattr(ret, "name", None) in ("int", "bool")
+                    and not callee.name.startswith("$") and callee.kind == "body"):
+                return ret.name
+        return None
+
+    def kind_of(self, v: Any, kind: str, chosen: set[int]) -> str | None:
+        if v is None or isinstance(v, str):
+            return v
+        if v[0] == "slot":
+            return kind if v[1] in chosen else None
+        if kind in ("int", "float") and all(self.kind_of(x, kind, chosen) == kind for x in v[1]):
+            return kind
+        return None

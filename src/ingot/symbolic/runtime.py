@@ -1,0 +1,232 @@
+"""The tracker runtime: what both trackers (interpreted and compiled) do besides running the program.
+
+SymCC's RuntimeCommon is the model: the instrumented program calls a small
+runtime, and everything symbolic lives there. Ours holds:
+
+- **the shadow heap** (`hget`/`hset`): the shadow of every heap-held value,
+  keyed by `(id(object), key)` where the key is a field index, an element index,
+  `"$len"` for a list's length, `("k", key)` for a map entry or `"v"` for a
+  cell. Objects with a shadow are kept alive so their ids stay theirs; `owners`
+  lists them (the compiled tracker skips the heap for every other object).
+- **the path condition** (`trace.path`): `record` appends an entry (SymCC's
+  `push_path_constraint`) unless its condition folded to a constant; `check`
+  records an implicit panic condition (the alternative is "this panics"),
+  `concretize` fixes a symbolic operand to its concrete value (a CONCRETIZE
+  entry per scalar part), `assume` keeps a modelling assumption the run
+  satisfies. Concretizations and assumptions are negatable like branches.
+- **hot-site pruning** (`pruned`, `prune_site`): QSYM's exponential back-off
+  per instruction, keyed by `function index << 32 | pc + 1`.
+- **scalar views of shadows** (`scalar`, `lift`, `truthy`): the expression a
+  value stands for when an operation uses it as a scalar.
+
+Sites are named `"Function@pc"` (plus `":Kind"` for checks) from the frame the
+caller passes: anything with `fn`, `pc` (one past the instruction) and `ctx`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ingot.bex.program import BexFunction
+from ingot.runtime import ops
+from ingot.runtime.values import Variant
+from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow
+
+
+class SiteFrame(Protocol):
+    """Where an operation happens: the function, one past its pc, and the call-stack context."""
+
+    fn: BexFunction
+    pc: int
+    ctx: int
+
+
+@dataclass(slots=True)
+class SiteInfo:
+    """Per-function facts from the MIR API, indexed by pc."""
+
+    branches: dict[int, tuple[int, int, int]]  # pc -> (block, then block, else block)
+    switches: dict[int, tuple[int, Any, int]]  # pc -> (block, key -> block, otherwise block)
+    track_coverage: bool
+
+
+@dataclass(slots=True)
+class RunTrace:
+    """What one tracked run observed."""
+
+    path: list[PathEntry] = field(default_factory=list)
+    edges: list[tuple[str, int, int]] = field(default_factory=list)  # (function, block, target) in order
+    llm_calls: list[tuple[str, str, Any]] = field(default_factory=list)  # (function, input name, value)
+    concretized: int = 0
+    pruned: int = 0  # symbolic operations run concretely at hot sites (see `TrackedVM.pruned`)
+
+    def edge_set(self) -> set[tuple[str, int, int]]:
+        return set(self.edges)
+
+
+class TrackerRuntime:
+    """The shadow heap, the path condition and pruning of one tracked VM."""
+
+    def __init__(self, interner: Interner, prune_after: int | None) -> None:
+        self.x: Interner = interner
+        self.prune_after = prune_after  # None: track every symbolic operation (packing needs all of them)
+        self._site_hits: dict[int, int] = {}
+        self.trace = RunTrace()
+        self.heap: dict[tuple[int, Any], Shadow] = {}
+        self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
+        # ids of the objects that have ever had a heap shadow (kept alive, so the ids stay
+        # theirs): the compiled tracker reads and clears the heap only for these
+        self.owners: set[int] = set()
+
+    # -- shadow heap --------------------------------------------------------------------
+    def hget(self, obj: Any, key: Any) -> Shadow:
+        return self.heap.get((id(obj), key))
+
+    def hset(self, obj: Any, key: Any, shadow: Shadow) -> None:
+        k = (id(obj), key)
+        if shadow is None:
+            self.heap.pop(k, None)
+        else:
+            if k not in self.heap:
+                self._keep.append(obj)
+                self.owners.add(k[0])
+            self.heap[k] = shadow
+
+    # -- hot-site pruning ------------------------------------------------------------------
+    def pruned(self, frame: SiteFrame) -> bool:
+        """Should this symbolic operation run concretely? (QSYM's pruning of hot blocks.)
+
+        Each instruction that does symbolic work counts its executions with symbolic operands
+        in this run. The first `prune_after` are tracked; past that, only the 2^k-th
+        (exponential back-off), and the others run concretely: no expression, no path entry,
+        a concrete result. A loop over a large symbolic bound then costs a few thousand
+        tracked operations instead of one per iteration. The path condition loses those
+        constraints, so a run that pruned anything makes the exploration "best effort"
+        (`RunTrace.pruned`). Both trackers ask at the same operations, in the same order,
+        so they still record identical traces.
+        """
+        return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | frame.pc)
+
+    def prune_at(self, frame: SiteFrame, pc: int) -> bool:
+        """`pruned` for the instruction at `pc` (a jump has moved `frame.pc` already)."""
+        return self.prune_after is not None and self.prune_site(frame.fn.index << 32 | (pc + 1))
+
+    def next_tracked_count(self, count: int) -> int:
+        """After tracking an instruction's `count`-th symbolic execution, the next it tracks."""
+        limit = self.prune_after
+        if limit is None or count < limit:
+            return count + 1
+        return 1 << count.bit_length()  # the next power of two
+
+    def prune_site(self, key: int) -> bool:
+        """`pruned` for the instruction `key` (function index << 32 | pc + 1); it counts this execution."""
+        n = self._site_hits.get(key, 0) + 1
+        self._site_hits[key] = n
+        if n <= self.prune_after or not n & (n - 1):  # type: ignore[operator]
+            return False  # (the compiled tracker inlines this test: `TrackedTranslator.pruned_else`)
+        self.trace.pruned += 1
+        return True
+
+    # -- path condition ------------------------------------------------------------------
+    def record(self, kind: EntryKind, site: str, observed: Expr, alternatives: tuple[Alternative, ...],
+               ctx: int, check: str | None = None) -> None:
+        if observed.is_const:
+            return  # folded: nothing to negate (and nothing to record)
+        self.trace.path.append(PathEntry(kind, site, observed, alternatives, ctx, check))
+
+    def check(self, frame: SiteFrame, kind: str, safe: Expr, holds: bool) -> None:
+        """An operation that panics with `kind` unless `safe` holds."""
+        if safe.is_const:
+            return
+        x = self.x
+        observed = safe if holds else x.not_(safe)
+        alt = x.not_(safe) if holds else safe
+        self.record(EntryKind.CHECK, f"{frame.fn.name}@{frame.pc - 1}:{kind}", observed,
+                    (Alternative(alt, None, kind),), frame.ctx, kind)
+
+    def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any) -> None:
+        """Fix a symbolic operand to its concrete value (CONCRETIZE entry)."""
+        x = self.x
+        for expr, concrete in self.scalar_parts(shadow, value):
+            observed = x.eq(expr, x.const(concrete, expr.sort))
+            if not observed.is_const:
+                self.trace.concretized += 1
+                self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", observed,
+                            (Alternative(x.not_(observed), None, "concretize"),), frame.ctx)
+
+    def assume(self, frame: SiteFrame, cond: Expr) -> None:
+        """Keep a modelling assumption that holds on this run on the path (negatable, like a concretization)."""
+        if cond.is_const:
+            return
+        self.trace.concretized += 1
+        self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", cond,
+                    (Alternative(self.x.not_(cond), None, "assumption"),), frame.ctx)
+
+    def scalar_parts(self, shadow: Shadow, value: Any) -> list[tuple[Expr, Any]]:
+        if shadow is None:
+            return []
+        if isinstance(shadow, Expr):
+            if isinstance(value, Variant):
+                return [(shadow, value.index)]
+            if isinstance(value, (bool, int, float, str)):
+                return [(shadow, value)]
+            return []
+        if isinstance(shadow, Opt):
+            parts = [(shadow.present, value is not None)]
+            return parts + (self.scalar_parts(shadow.payload, value) if value is not None else [])
+        return [(shadow.tag, shadow.index)] + self.scalar_parts(shadow.payload, value)
+
+    # -- scalar views of shadows ------------------------------------------------------------------
+    def scalar(self, shadow: Shadow, value: Any) -> Expr | None:
+        """The expression for a value used as a scalar (the payload of a present optional)."""
+        if shadow is None or isinstance(shadow, Expr):
+            return shadow
+        if isinstance(shadow, Opt):
+            return self.scalar(shadow.payload, value) if value is not None else None
+        return self.scalar(shadow.payload, value)
+
+    def lift(self, shadow: Shadow, value: Any) -> Expr | None:
+        """A scalar expression, or a constant for a concrete scalar; None if neither applies."""
+        e = self.scalar(shadow, value)
+        if e is not None:
+            return e
+        if isinstance(value, Variant):
+            return self.x.const(value.index, Sort.INT)
+        if isinstance(value, (bool, int, float, str)):
+            return self.x.const(value)
+        return None
+
+    def truthy(self, shadow: Shadow, value: Any) -> Expr | None:
+        """The symbolic truthiness of a value (BAML conditions need not be bool)."""
+        x = self.x
+        if shadow is None:
+            if isinstance(value, list):
+                n = self.hget(value, "$len")
+                return x.not_(x.eq(n, x.const(0))) if isinstance(n, Expr) else None
+            return None
+        if isinstance(shadow, Opt):
+            if value is None:
+                return shadow.present  # false on this run
+            inner = self.truthy(shadow.payload, value)
+            return x.and_(shadow.present, inner if inner is not None else x.const(bool(ops.truthy(value))))
+        e = self.scalar(shadow, value)
+        if e is None:
+            return None
+        if isinstance(value, Variant):
+            return None
+        if e.sort is Sort.BOOL:
+            return e
+        if e.sort is Sort.INT:
+            return x.not_(x.eq(e, x.const(0)))
+        if e.sort is Sort.FLOAT:
+            return x.not_(x.eq(e, x.const(0.0)))
+        return x.not_(x.eq(x.length(e), x.const(0)))
+
+
+def pruned_count(count: int, limit: int) -> int:
+    """How many of `count` executions of one instruction `TrackedVM.prune_site` pruned."""
+    if count <= limit:
+        return 0
+    return (count - limit) - (count.bit_length() - limit.bit_length())  # less the powers of two in (limit, count]
