@@ -60,20 +60,20 @@ def outcome(vm_class: type[VM], program: ingot.Program, n: int) -> object:
 
 
 def test_a_counting_loop_has_no_overflow_or_sign_test() -> None:
-    lines = [line.strip() for line in source_of(ingot.load(COUNTING).bex).splitlines()]
+    lines = [line.strip() for line in source_of(ingot.load_source(COUNTING).bex).splitlines()]
     assert any(re.fullmatch(r"(l\d+) = \1 \+ 1", line) for line in lines)  # the increment, untested
     assert any(re.fullmatch(r"[ls]\d+ = l\d+ % 3", line) for line in lines)  # the counter is never negative
 
 
 def test_other_increments_keep_their_test() -> None:
     for source in (RESET, AT_MOST):
-        assert f"<= {INT_MAX - 1}" in source_of(ingot.load(source).bex)
+        assert f"<= {INT_MAX - 1}" in source_of(ingot.load_source(source).bex)
 
 
 @pytest.mark.parametrize("source", [COUNTING, RESET, AT_MOST], ids=["counting", "reset", "at-most"])
 @pytest.mark.parametrize("n", [0, 5, INT_MAX - 1, INT_MAX])
 def test_both_tiers_agree_at_the_edges(source: str, n: int) -> None:
-    program = ingot.load(source)
+    program = ingot.load_source(source)
     if source is COUNTING and n > 5:
         return  # a loop to the maximum would not end
     compiled = outcome(CompiledVM, program, n)
@@ -82,5 +82,5 @@ def test_both_tiers_agree_at_the_edges(source: str, n: int) -> None:
 
 def test_the_overflow_is_still_caught_where_no_fact_holds() -> None:
     for source in (RESET, AT_MOST):
-        program = ingot.load(source)
+        program = ingot.load_source(source)
         assert outcome(CompiledVM, program, INT_MAX)[:2] == ("error", "IntegerOverflow")

@@ -106,7 +106,7 @@ def source() -> tuple[str, tuple[str, ...]]:
 
 @cache
 def program() -> ingot.Program:
-    return ingot.load(source()[0])
+    return ingot.load_source(source()[0])
 
 
 def outcome(vm_class: type[VM], fn: str, x: int) -> tuple[Any, ...]:

@@ -97,7 +97,7 @@ def test_every_opcode_has_a_case() -> None:
 
 @cache
 def program(op: Op) -> ingot.Program:
-    return ingot.load(CASES[op][0])
+    return ingot.load_source(CASES[op][0])
 
 
 def outcome(vm_class: type[VM], p: ingot.Program, fn: str, args: list[Any]) -> tuple[Any, ...]:
@@ -147,7 +147,7 @@ def test_the_emitter_and_the_table_agree_on_stack_effects(op: Op) -> None:
 def test_calling_a_value_that_is_not_a_function_panics_alike_everywhere() -> None:
     """Typed BAML never calls a non-function, but a bad host binding or a corrupt program can:
     every executor raises the same panic, with the same message."""
-    p = ingot.load("function H(x: int) -> int { x }\nfunction F(x: int) -> int { let g = H; g(x) }")
+    p = ingot.load_source("function H(x: int) -> int { x }\nfunction F(x: int) -> int { let g = H; g(x) }")
     fn = p.bex.by_name["F"]
     (index,) = [i for i, c in enumerate(fn.consts) if getattr(c, "function", None) is p.bex.by_name["H"]]
     fn.consts[index] = 42  # `let g = 42; g(x)`
