@@ -36,6 +36,10 @@ from ingot.meta.tools import ToolSpec
 _MAX_FRAMES = 10  # of a BAML trace in an error message (a stack overflow has thousands)
 
 
+# How long a cancelled call that no thread has taken yet may take to start before its slot is freed.
+NEVER_STARTED_S = 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """What one tool call may use, and how many run at once (`ingot mcp` options)."""
@@ -85,7 +89,10 @@ class CallPool:
                 return f"time limit of {timeout:g} s exceeded"
             return None
 
+        started = threading.Event()
+
         def work() -> types.CallToolResult:
+            started.set()
             try:
                 return call(self.program, spec, arguments, self.limits.max_steps, stop)
             finally:
@@ -96,8 +103,12 @@ class CallPool:
         except anyio.get_cancelled_exc_class():
             cancelled.set()
             with anyio.CancelScope(shield=True):  # keep the slot until the VM has stopped
-                while not finished.is_set():
+                # A call cancelled before a thread took it may never run: wait for it only once it
+                # started (a late start sees `cancelled` and stops at its first step tick).
+                waited = 0.0
+                while not finished.is_set() and (started.is_set() or waited < NEVER_STARTED_S):
                     await anyio.sleep(0.005)
+                    waited += 0.005
             raise
 
 
