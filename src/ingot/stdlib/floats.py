@@ -22,16 +22,7 @@ from ingot.runtime.errors import throw_error
 from ingot.runtime.render import float_display, quote_string, render_value
 from ingot.runtime.values import INT_MAX
 from ingot.semantics.types import BOOL, FLOAT, INT, STRING
-from ingot.stdlib.ordering import (
-    CLAMP_MODEL,
-    MAX_MODEL,
-    MIN_MODEL,
-    cmp,
-    cmp_clamp,
-    cmp_max,
-    cmp_min,
-)
-from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
+from ingot.stdlib.ordering import compare_rows
 from ingot.stdlib.spec import Rows, sig
 
 _LIM = INT_MAX + 1
@@ -425,9 +416,7 @@ rows.method("atanh", float_atanh, sig(ret=FLOAT))
 rows.method("to_radians", float_to_radians, sig(ret=FLOAT))
 rows.method("to_degrees", float_to_degrees, sig(ret=FLOAT))
 rows.method("to_string", float_to_string, sig(ret=STRING))
-rows.method("min", cmp_min, sig(FLOAT, ret=FLOAT), model=MIN_MODEL)
-rows.method("max", cmp_max, sig(FLOAT, ret=FLOAT), model=MAX_MODEL)
-rows.method("clamp", cmp_clamp, sig(FLOAT, FLOAT, ret=FLOAT), model=CLAMP_MODEL)
+compare_rows(rows, FLOAT, numeric=True)
 rows.function("parse", float_parse, sig(STRING, ret=FLOAT))
 rows.function("pi", float_pi, sig(ret=FLOAT))
 rows.function("e", float_e, sig(ret=FLOAT))
@@ -437,6 +426,5 @@ rows.function("inf", float_inf, sig(ret=FLOAT))
 rows.function("epsilon", float_epsilon, sig(ret=FLOAT))
 rows.function("max_finite", float_max_finite, sig(ret=FLOAT))
 rows.function("min_finite", float_min_finite, sig(ret=FLOAT))
-rows.method("cmp", cmp, sig(FLOAT, ret=ORDERING_TYPE))
 
 SPECS = tuple(rows.specs)

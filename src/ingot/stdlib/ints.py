@@ -16,16 +16,7 @@ from ingot.runtime.errors import panic, throw_error
 from ingot.runtime.render import quote_string
 from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.semantics.types import INT, STRING
-from ingot.stdlib.ordering import (
-    CLAMP_MODEL,
-    MAX_MODEL,
-    MIN_MODEL,
-    cmp,
-    cmp_clamp,
-    cmp_max,
-    cmp_min,
-)
-from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
+from ingot.stdlib.ordering import compare_rows
 from ingot.stdlib.spec import Rows, Tracker, sig
 from ingot.symbolic.shadow import Shadow
 
@@ -190,12 +181,9 @@ rows.method("trailing_ones", int_trailing_ones, sig(ret=INT))
 rows.method("count_ones", int_count_ones, sig(ret=INT))
 rows.method("count_zeros", int_count_zeros, sig(ret=INT))
 rows.method("to_string", int_to_string, sig(ret=STRING))
-rows.method("min", cmp_min, sig(INT, ret=INT), model=MIN_MODEL)
-rows.method("max", cmp_max, sig(INT, ret=INT), model=MAX_MODEL)
-rows.method("clamp", cmp_clamp, sig(INT, INT, ret=INT), model=CLAMP_MODEL)
+compare_rows(rows, INT, numeric=True)
 rows.function("parse", int_parse, sig(STRING, ret=INT))
 rows.function("max_value", int_max_value, sig(ret=INT))
 rows.function("min_value", int_min_value, sig(ret=INT))
-rows.method("cmp", cmp, sig(INT, ret=ORDERING_TYPE))
 
 SPECS = tuple(rows.specs)

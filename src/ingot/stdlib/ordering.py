@@ -12,7 +12,7 @@ from typing import Any
 
 from ingot.runtime.ops import eq, lt
 from ingot.runtime.values import ORDERING, Variant
-from ingot.semantics.types import BOOL, STRING
+from ingot.semantics.types import BOOL, STRING, Ty
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
 from ingot.stdlib.spec import Model, Rows, Tracker, sig
 from ingot.symbolic.expr import Expr, Interner, Sort
@@ -84,15 +84,23 @@ def _clamp(x: Interner, a: Expr, lo: Expr, hi: Expr) -> Expr:
 MIN_MODEL, MAX_MODEL, CLAMP_MODEL = _numeric(_min), _numeric(_max), _numeric(_clamp)
 
 
+def compare_rows(rows: Rows, ty: Ty, numeric: bool) -> None:
+    """The `baml.ops.Compare` members of one ordered type: `min`, `max`, `clamp`, `cmp`.
+
+    `numeric` types (int, float) get the symbolic models; strings and bools concretize.
+    """
+    rows.method("min", cmp_min, sig(ty, ret=ty), model=MIN_MODEL if numeric else None)
+    rows.method("max", cmp_max, sig(ty, ret=ty), model=MAX_MODEL if numeric else None)
+    rows.method("clamp", cmp_clamp, sig(ty, ty, ret=ty), model=CLAMP_MODEL if numeric else None)
+    rows.method("cmp", cmp, sig(ty, ret=ORDERING_TYPE))
+
+
 
 
 # ======================================================================== rows
 
 rows = Rows("bool")
-rows.method("cmp", cmp, sig(BOOL, ret=ORDERING_TYPE))
 rows.method("to_string", bool_to_string, sig(ret=STRING))
-rows.method("min", cmp_min, sig(BOOL, ret=BOOL))
-rows.method("max", cmp_max, sig(BOOL, ret=BOOL))
-rows.method("clamp", cmp_clamp, sig(BOOL, BOOL, ret=BOOL))
+compare_rows(rows, BOOL, numeric=False)
 
 SPECS = tuple(rows.specs)

@@ -18,8 +18,7 @@ from ingot.runtime import _unicode as uni
 from ingot.runtime.errors import throw_error
 from ingot.runtime.render import render_value
 from ingot.semantics.types import ANY, BOOL, INT, STRING, ListT, optional
-from ingot.stdlib.ordering import cmp, cmp_clamp, cmp_max, cmp_min
-from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
+from ingot.stdlib.ordering import compare_rows
 from ingot.stdlib.spec import Model, Rows, Tracker, sig
 from ingot.symbolic.expr import Expr, Op, Sort, caseless_value
 from ingot.symbolic.shadow import Shadow
@@ -407,11 +406,8 @@ rows.method("is_ascii_whitespace", string_is_ascii_whitespace, sig(ret=BOOL))
 rows.method("is_ascii_control", string_is_ascii_control, sig(ret=BOOL))
 rows.method("is_ascii_graphic", string_is_ascii_graphic, sig(ret=BOOL))
 rows.method("is_ascii_hex", string_is_ascii_hex, sig(ret=BOOL))
-rows.method("min", cmp_min, sig(STRING, ret=STRING))
-rows.method("max", cmp_max, sig(STRING, ret=STRING))
-rows.method("clamp", cmp_clamp, sig(STRING, STRING, ret=STRING))
+compare_rows(rows, STRING, numeric=False)
 rows.function("from", render_value, sig(ANY, ret=STRING), model=_identity)
 rows.function("from_code_points", string_from_code_points, sig(ListT(INT), ret=STRING))
-rows.method("cmp", cmp, sig(STRING, ret=ORDERING_TYPE))
 
 SPECS = tuple(rows.specs)
