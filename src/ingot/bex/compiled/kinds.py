@@ -7,6 +7,7 @@ generator drops the type tests of such locals.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.opcodes import ENDS_BLOCK, OPCODES, Kind, Op
@@ -53,19 +54,7 @@ class KindInference:
                 kinds[i] = name
             else:
                 excluded.add(i)
-        stores: dict[int, list[Any]] = {}
-        for b in depth:
-            stack: list[Any] = [None] * depth[b]
-            for pc in range(b, self.block_end[b]):
-                op, arg = code[pc]
-                n = self.pops(op, arg)
-                args = stack[len(stack) - n:] if n else []
-                if n:
-                    del stack[len(stack) - n:]
-                if op == Op.STORE_LOCAL:
-                    stores.setdefault(arg, []).append(args[0])
-                if OPCODES[op].pushes:
-                    stack.append(self.value_kind(op, arg, args))
+        stores = self.stored_values(depth, self.value_kind)
         result: dict[int, str] = {}
         for kind in ("int", "bool", "float"):
             # optimistic: a slot keeps the kind while every store into it provides the kind
@@ -82,10 +71,10 @@ class KindInference:
                 result[s_] = kind
         return result
 
-    def nonneg_slots(self, depth: dict[int, int], kinds: dict[int, str]) -> set[int]:
-        """Int locals (not parameters) that are never negative: every store is a non-negative
-        constant, a length, or `+ * / %` of such values (an overflow or a zero divisor panics
-        rather than wraps). Their `/` and `%` need no sign test."""
+    def stored_values(self, depth: dict[int, int],
+                      abstract: Callable[[Op, Any, list[Any]], Any]) -> dict[int, list[Any]]:
+        """Per local, the abstract value (`abstract(op, arg, operands)`) of every store into it,
+        from one walk of each block's stack (values entering a block are unknown: None)."""
         code = self.code
         stores: dict[int, list[Any]] = {}
         for b in depth:
@@ -99,7 +88,14 @@ class KindInference:
                 if op == Op.STORE_LOCAL:
                     stores.setdefault(arg, []).append(args[0])
                 if OPCODES[op].pushes:
-                    stack.append(self.sign_of(op, arg, args))
+                    stack.append(abstract(op, arg, args))
+        return stores
+
+    def nonneg_slots(self, depth: dict[int, int], kinds: dict[int, str]) -> set[int]:
+        """Int locals (not parameters) that are never negative: every store is a non-negative
+        constant, a length, or `+ * / %` of such values (an overflow or a zero divisor panics
+        rather than wraps). Their `/` and `%` need no sign test."""
+        stores = self.stored_values(depth, self.sign_of)
         chosen = {s_ for s_ in stores if kinds.get(s_) == "int" and s_ > self.fn.arity}
         changed = True
         while changed:
