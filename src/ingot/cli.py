@@ -93,8 +93,16 @@ def parse_mocks(specs: tuple[str, ...], program: Program) -> dict[str, Any]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ingot")
-def main() -> None:
+@click.option("--allow-llm-url", "allow_llm_urls", multiple=True, metavar="URL",
+              help="Let API keys go to URL (and below it), besides each provider's documented host and "
+                   "this machine. Repeatable; also INGOT_ALLOW_LLM_URLS (comma-separated).")
+def main(allow_llm_urls: tuple[str, ...]) -> None:
     """Compile, run and explore BAML programs."""
+    if allow_llm_urls:
+        from ingot.llm.destinations import allow_url
+
+        for url in allow_llm_urls:
+            allow_url(url)
 
 
 @main.command(epilog=PROJECT_HELP)

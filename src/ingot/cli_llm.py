@@ -58,7 +58,9 @@ def parse_llm_options(specs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--llm", "llm_mocks", multiple=True, metavar="FUNC=REPLY|@FILE",
               help="Mock an LLM function (repeat for one reply per call); others call their client.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
-def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[str, ...], as_json: bool) -> None:
+@click.option("--allow-hosts", is_flag=True, help="Import the Python host functions the source names.")
+def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[str, ...], as_json: bool,
+                 allow_hosts: bool) -> None:
     """Run the `test` and `testset` blocks of the program in PATHs, grouped by the file they are in."""
     from ingot.api import HostError, load
     from ingot.llm.testing import TestResult, display_path, make_test_id, matches, run_test
@@ -67,16 +69,17 @@ def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[
     mocks = parse_llm_options(llm_mocks)
     started = time.perf_counter()
     results: list[TestResult] = []
-    broken: list[tuple[str, str]] = []
+    broken: list[tuple[str, str, str]] = []  # (file, message, what is wrong)
     per_file: dict[str, list[TestResult]] = {}
     try:
-        program = load(list(paths))
+        program = load(list(paths), allow_hosts=allow_hosts)
     except CompileError as e:
-        broken.append((", ".join(map(display_path, paths)), render_all(e.diagnostics)))
+        broken.append((", ".join(map(display_path, paths)), render_all(e.diagnostics), "does not compile"))
     except OSError as e:
-        broken.append((", ".join(map(display_path, paths)), f"cannot read {e.filename}: {e.strerror}"))
+        broken.append((", ".join(map(display_path, paths)), f"cannot read {e.filename}: {e.strerror}",
+                       "cannot be read"))
     except HostError as e:
-        broken.append((", ".join(map(display_path, paths)), f"error: {e}"))
+        broken.append((", ".join(map(display_path, paths)), f"error: {e}", "needs --allow-hosts"))
     else:
         for file in program.files:  # every file is listed, with or without tests
             per_file[display_path(file)] = []
@@ -92,7 +95,7 @@ def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[
     failed = len(results) - passed
     if as_json:
         click.echo(json.dumps({"tests": [r.to_json() for r in results], "passed": passed, "failed": failed,
-                               "errors": [{"file": f, "message": m} for f, m in broken],
+                               "errors": [{"file": f, "message": m} for f, m, _ in broken],
                                "duration": round(elapsed, 6)}, indent=2))
     else:
         _report([(f, mine) for f, mine in per_file.items() if mine], results, broken, passed, failed, elapsed)
@@ -106,7 +109,7 @@ def _fresh(mocks: dict[str, Any]) -> dict[str, Any]:
     return {k: Replies(*v.replies) if isinstance(v, Replies) else v for k, v in mocks.items()}
 
 
-def _report(per_file: list[tuple[str, list[Any]]], results: list[Any], broken: list[tuple[str, str]],
+def _report(per_file: list[tuple[str, list[Any]]], results: list[Any], broken: list[tuple[str, str, str]],
             passed: int, failed: int, elapsed: float) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -119,7 +122,7 @@ def _report(per_file: list[tuple[str, list[Any]]], results: list[Any], broken: l
     for shown, mine in per_file:
         dots = "".join("[green].[/]" if r.passed else "[red]F[/]" for r in mine)
         console.print(f"{escape(shown)} {dots}")
-    for shown, _message in broken:
+    for shown, _message, _what in broken:
         console.print(f"{escape(shown)} [red]E[/]")
     failures = [r for r in results if not r.passed]
     if failures or broken:
@@ -132,20 +135,20 @@ def _report(per_file: list[tuple[str, list[Any]]], results: list[Any], broken: l
             else:
                 console.print(escape(r.detail or "failed"))
             console.print()
-        for shown, message in broken:
-            console.print(Rule(f"{escape(shown)} (does not compile)", style="red", characters="_"))
+        for shown, message, what in broken:
+            console.print(Rule(f"{escape(shown)} ({what})", style="red", characters="_"))
             console.print(escape(message))
             console.print()
         console.print(Rule("short test summary info", style="cyan"))
         for r in failures:
             what = f"{r.error.qualified_kind}: {r.error.message}" if r.error is not None else r.detail
             console.print(f"[red]FAILED[/] {escape(r.id)} - {escape(str(what))}")
-        for shown, _ in broken:
-            console.print(f"[red]ERROR[/] {escape(shown)} - does not compile")
+        for shown, _, what in broken:
+            console.print(f"[red]ERROR[/] {escape(shown)} - {what}")
     console.print()
     summary = f"{passed} passed, {failed} failed"
     style = "bold red" if failed or broken else "bold green"
-    console.print(f"[{style}]{summary}[/]" + (f" [red]({len(broken)} file(s) did not compile)[/]" if broken else "")
+    console.print(f"[{style}]{summary}[/]" + (f" [red]({len(broken)} file(s) could not be loaded)[/]" if broken else "")
                   + f" [dim]in {elapsed:.2f}s[/]")
 
 
@@ -167,7 +170,7 @@ def prompt_command(paths: tuple[Path, ...], function: str, args_text: str, text_
     from ingot.syntax.diagnostics import CompileError, render_all
 
     try:
-        program = load(list(paths))
+        program = load(list(paths), resolve_hosts=False)  # nothing runs: host functions are not needed
     except CompileError as e:
         _fail(render_all(e.diagnostics))
     except OSError as e:

@@ -110,7 +110,7 @@ class VM:
             if fn.bound:
                 args = [fn.receiver, *args]
             fn = fn.function
-        if fn.kind == "llm":
+        if fn.kind in ("llm", "host"):  # no bytecode: the compiled tier has no function for it
             return self.call_external(fn, args)
         return self.run(fn, args, cells)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ingot.concolic.inputs import value_fits
+from ingot.files import write_atomic
 from ingot.mir.api import (
     AliasT,
     ClassT,
@@ -222,7 +223,5 @@ def write_tests(view: ProgramView, source: Path | list[Path], function: str, rep
     else:
         path = out_dir / f"{stem}_tests.json"
         text = json.dumps({"function": function, "tests": tests}, indent=1, ensure_ascii=False) + "\n"
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)  # never leave a half-written file behind
+    write_atomic(path, text)  # never a half-written file, never through a planted link
     return path

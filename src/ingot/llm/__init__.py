@@ -6,6 +6,8 @@
 - `validate_clients`: load-time diagnostics for clients ingot cannot call.
 - `render_output_format`, `parse_reply`: the two halves of schema-aligned
   prompting, usable on their own.
+- `allow_url`: let credentials go to a host other than the provider's documented
+  one (`ingot.llm.destinations` has the rule).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ingot.llm.clients import validate_clients
+from ingot.llm.destinations import allow_url
 from ingot.llm.mocks import Failure, MockError, Replies, Value
 from ingot.llm.render import render_output_format
 from ingot.llm.runtime import CallRecord, LlmRuntime
@@ -31,4 +34,4 @@ def parse_reply(view: Any, text: str, ty: Any) -> Any:
 
 
 __all__ = ["LlmRuntime", "CallRecord", "Replies", "Value", "Failure", "MockError", "validate_clients",
-           "render_output_format", "parse_reply"]
+           "render_output_format", "parse_reply", "allow_url"]

@@ -31,8 +31,11 @@ class LlmFailure(Exception):
     """A failed model call, carrying the BAML error value it becomes."""
 
     def __init__(self, kind: str, **fields: Any) -> None:
+        from ingot.llm.destinations import redact_fields
+
         self.kind = kind
-        self.fields = fields
+        self.fields = redact_fields(fields)  # provider bodies may echo the key they rejected
+        fields = self.fields
         super().__init__(f"ai.errors.{kind}: {fields.get('detail') or fields.get('message') or fields}")
 
     def to_baml(self) -> BamlRaise:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from ingot.llm import destinations
 from ingot.llm.clients import Provider, credential_sources, resolve_credential
 from ingot.llm.errors import LlmFailure
 from ingot.llm.prompt import Message, prompt_messages
@@ -59,7 +60,20 @@ class Conversation:
 def build_request(provider: Provider, options: dict[str, Any], conv: Conversation,
                   preview: bool = False, stream: bool = False) -> HttpRequest:
     """The request `provider` sends; `preview` leaves the credential out (nothing is sent); `stream`
-    asks for server-sent events."""
+    asks for server-sent events. A request whose credential would go to a host nobody allowed
+    is refused here, before anything is sent (`ingot.llm.destinations`)."""
+    req = _build(provider, options, conv, preview, stream)
+    if not preview:
+        try:
+            destinations.check(provider.constructor, options, req.url, req.headers)
+        except destinations.Refused as e:
+            raise LlmFailure("InvalidRequest", provider=provider.tag, status_code=None, detail=str(e),
+                             raw_body=None) from None
+    return req
+
+
+def _build(provider: Provider, options: dict[str, Any], conv: Conversation, preview: bool,
+           stream: bool) -> HttpRequest:
     if provider.api == "anthropic":
         from ingot.llm import anthropic
 
