@@ -126,7 +126,7 @@ class Program:
         fn.kind = "host"
         self.bex.host_targets.setdefault(name, None)
         self.bex.host_callables[name] = target
-        forget_translations(self.bex)  # compiled code called the BAML body directly
+        # No cache to clear: translations are keyed by the bound set (`ingot.bex.compiled.translate`).
         if "torch" in sys.modules:
             # Host functions of a torch program return tensors where BAML says float:
             # teach the operators about them (ingot.pack.tensors documents which).
@@ -296,12 +296,6 @@ def import_target(name: str, target: str) -> Callable[..., Any]:
     if not callable(obj):
         raise HostError(f"host target {target!r} of `{name}` is not callable")
     return obj
-
-
-def forget_translations(program: Any) -> None:
-    from ingot.bex.compiled import forget
-
-    forget(program)
 
 
 PathArg = str | os.PathLike[str]

@@ -115,6 +115,9 @@ class BexProgram:
     # and the Python callables bound to them (`Program.bind`).
     host_targets: dict[str, str | None] = field(default_factory=dict)
     host_callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    # The compiled tier's translations of this program, by variant (`ingot.bex.compiled.translate`):
+    # they live and die with the program, and a binding selects another entry instead of clearing one.
+    translations: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def reachable(self) -> list[BexFunction]:
         """The functions a run can enter: every function but the prelude's, and the prelude

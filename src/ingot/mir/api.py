@@ -14,10 +14,11 @@ it). It exposes:
 - per BEX instruction, its transfer record, so a consumer can map an
   executing instruction back to MIR and source.
 
-Extensions register with `ProgramView.lower(extension)`: an `Extension` has a
-`name` and a `lower(view)` method producing whatever representation it
-needs (a transfer table for tracking, a torch graph, a CLI).
-Internals behind this view may change; the view changes only deliberately.
+Each consumer builds what it needs from a `ProgramView` with plain functions
+(the explorer its branch edges and literal dictionary, the pack lowering its
+torch graph, the annotation layer its tools and commands); there is no
+registration step. Internals behind this view may change; the view changes
+only deliberately.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
 from ingot.mir import ir, pretty
@@ -53,16 +54,6 @@ from ingot.semantics.types import (  # re-exported: consumers name types through
     VariantT,
 )
 from ingot.syntax.diagnostics import Span
-
-R = TypeVar("R", covariant=True)
-
-
-class Extension(Protocol[R]):
-    """Something that lowers a compiled program to its own representation."""
-
-    name: str
-
-    def lower(self, program: ProgramView) -> R: ...
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -351,9 +342,6 @@ class ProgramView:
         """The synthetic function rendering an LLM function's prompt: `(output_format, params...) -> string`."""
         return "$prompt." + function
 
-    def lower(self, extension: Extension[R]) -> R:
-        return extension.lower(self)
-
 
 def _has(attrs: Sequence[Any], name: str) -> bool:
     return any(a.name == name for a in attrs)
@@ -369,7 +357,7 @@ def _attr(attrs: Sequence[Any], name: str) -> str | None:
 
 __all__ = [
     "ClientSpec", "EnvRef", "ANY", "BOOL", "FLOAT", "INT", "NULL", "STRING", "AliasT", "BlockView", "ClassT", "ClassView", "Edge",
-    "EnumT", "EnumView", "Extension", "FieldView", "FuncT", "FunctionView", "ListT", "Lit", "LocalView", "MapT",
+    "EnumT", "EnumView", "FieldView", "FuncT", "FunctionView", "ListT", "Lit", "LocalView", "MapT",
     "Prim", "ProgramView", "Special", "StatementView", "StmtId", "TerminatorView", "Ty", "UnionT", "VariantT",
     "VariantView", "ClientRef",
 ]

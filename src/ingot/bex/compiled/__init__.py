@@ -51,8 +51,8 @@ from ingot.bex.compiled.codegen import (
     literal,
 )
 from ingot.bex.compiled.runtime import STATIC_NAMES, CompiledVM, make_catch, run_entry
-from ingot.bex.compiled.translation import Translation, forget, source_of, translate
+from ingot.bex.compiled.translation import Translation, source_of, translate
 
-__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "forget", "run_entry",
+__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry",
            "make_catch", "STATIC_NAMES", "literal", "inline_builtin", "OP_RUNTIME", "OP_SYMBOL", "float_operands",
            "float_order"]

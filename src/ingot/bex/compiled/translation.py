@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections import OrderedDict
+import weakref
 from typing import Any
 
 from ingot.bex.compiled.codegen import FunctionTranslator
@@ -50,30 +50,24 @@ class Translation:
         return Frame(fn.qualified, fn.file, fn.line_at(pc))
 
 
-def forget(program: BexProgram) -> None:
-    """Drop `program`'s translations (its functions changed kind, e.g. a host was bound)."""
-    for key in [k for k in _CACHE if k[0] == id(program)]:
-        del _CACHE[key]
-
-
-_MODULES: dict[str, Translation] = {}
-_CACHE: OrderedDict[tuple[int, bool, str], Translation] = OrderedDict()
-_CACHE_SIZE = 64
+# Generated code's file name -> its translation, for mapping Python frames back to BAML in
+# traces. Weak: a translation lives as long as its program (`BexProgram.translations`).
+_MODULES: weakref.WeakValueDictionary[str, Translation] = weakref.WeakValueDictionary()
+_VARIANTS_KEPT = 8  # translations kept per program (budget on/off x translator variants x bindings)
 
 
 def translate(program: BexProgram, budget: bool = False, translator: type[FunctionTranslator] | None = None,
               context: Any = None) -> Translation:
-    """The program's translation (cached per program, budget mode and translator variant)."""
-    key = (id(program), budget, translator.__qualname__ if translator is not None else "")
-    mod = _CACHE.get(key)
-    if mod is not None and mod.program is program:
-        _CACHE.move_to_end(key)
-        return mod
-    mod = Translation(program, budget, translator, context)
-    _CACHE[key] = mod
-    while len(_CACHE) > _CACHE_SIZE:
-        _, old = _CACHE.popitem(last=False)
-        _MODULES.pop(old.filename, None)
+    """The program's translation for a budget mode, translator variant and set of bound host
+    functions, cached on the program itself (binding a host function selects a new entry)."""
+    key = (budget, translator.__qualname__ if translator is not None else "", frozenset(program.host_callables))
+    cache = program.translations
+    mod = cache.pop(key, None)
+    if mod is None:
+        mod = Translation(program, budget, translator, context)
+    cache[key] = mod  # most recently used last
+    while len(cache) > _VARIANTS_KEPT:
+        del cache[next(iter(cache))]
     return mod
 
 
