@@ -350,27 +350,38 @@ class Lowerer(ExprLowerer, PatternLowerer):
             self.assign(dest, ir.Use(value), e.span)
 
     def if_into(self, e: A.If, dest: ir.Local) -> None:
-        then_bb, else_bb, join = self.new_block(), self.new_block(), self.new_block()
-        if isinstance(e.cond, A.IfLet):
-            value = self.materialize(self.operand(e.cond.value), e.cond.span)
-            bind_bb = self.new_block()
-            self.pattern(e.cond.pattern, value, bind_bb, else_bb)
-            self.switch_to(bind_bb)
-            self.cfg.goto(then_bb, e.span)
-        else:
-            self.branch_on(e.cond, then_bb, else_bb)
-        self.switch_to(then_bb)
-        self.into(e.then, dest)
-        if not self.cfg.is_terminated():
-            self.cfg.goto(join, e.span)
-        self.switch_to(else_bb)
-        if e.otherwise is None:
-            self.assign(dest, ir.Use(ir.Const(None)), e.span)
-        else:
-            self.into(e.otherwise, dest)
-        if not self.cfg.is_terminated():
-            self.cfg.goto(join, e.span)
-        self.switch_to(join)
+        """An `if` and its `else if` chain, in a loop: each link branches to its `then` block
+        or to an `else` block holding the next link; the joins close innermost first."""
+        joins: list[tuple[ir.BlockId, Span]] = []
+        link: A.If | None = e
+        while link is not None:
+            then_bb, else_bb, join = self.new_block(), self.new_block(), self.new_block()
+            if isinstance(link.cond, A.IfLet):
+                value = self.materialize(self.operand(link.cond.value), link.cond.span)
+                bind_bb = self.new_block()
+                self.pattern(link.cond.pattern, value, bind_bb, else_bb)
+                self.switch_to(bind_bb)
+                self.cfg.goto(then_bb, link.span)
+            else:
+                self.branch_on(link.cond, then_bb, else_bb)
+            self.switch_to(then_bb)
+            self.into(link.then, dest)
+            if not self.cfg.is_terminated():
+                self.cfg.goto(join, link.span)
+            self.switch_to(else_bb)
+            span = link.span
+            joins.append((join, span))
+            otherwise, link = link.otherwise, None
+            if otherwise is None:
+                self.assign(dest, ir.Use(ir.Const(None)), span)
+            elif isinstance(otherwise, A.If):
+                link = otherwise
+            else:
+                self.into(otherwise, dest)
+        for join, span in reversed(joins):
+            if not self.cfg.is_terminated():
+                self.cfg.goto(join, span)
+            self.switch_to(join)
 
     def catch_into(self, e: A.Catch, dest: ir.Local) -> None:
         assert self.st is not None

@@ -61,11 +61,7 @@ class ExprLowerer(LowererBase):
                 return ir.Copy(t)
             if e in self.tp.calls:  # an operator a class implements (`baml.ops.Add`): a method call
                 return self.method_call(self.tp.calls[e], e.span, self.type_of(e))
-            left = self.operand(e.left)
-            if has_effects(e.right):
-                left = self.materialize(left, e.span)
-            right = self.operand(e.right)
-            return self.rvalue_operand(ir.BinaryOp(BINOPS[e.op], left, right), e.span, self.type_of(e))
+            return self.binary_chain(e)
         if isinstance(e, A.IsType):
             value = self.operand(e.expr)
             test = self.tp.patterns[e]
@@ -93,12 +89,27 @@ class ExprLowerer(LowererBase):
     def operands(self, exprs: list[A.Expr], span: Span) -> list[ir.Operand]:
         """Evaluate left to right; earlier values are pinned when later ones have effects."""
         out: list[ir.Operand] = []
+        last_effect = max((i for i, x in enumerate(exprs) if has_effects(x)), default=-1)
         for i, x in enumerate(exprs):
             op = self.operand(x)
-            if any(has_effects(y) for y in exprs[i + 1 :]):
+            if i < last_effect:
                 op = self.materialize(op, span)
             out.append(op)
         return out
+
+    def binary_chain(self, e: A.Binary) -> ir.Operand:
+        """`a + b + c + ...` nests to the left: its left spine is walked in a loop, innermost first."""
+        spine = [e]
+        while isinstance(spine[-1].left, A.Binary) and spine[-1].left.op not in ("&&", "||", "??") \
+                and spine[-1].left not in self.tp.calls:
+            spine.append(spine[-1].left)
+        left = self.operand(spine[-1].left)
+        for node in reversed(spine):
+            if has_effects(node.right):
+                left = self.materialize(left, node.span)
+            right = self.operand(node.right)
+            left = self.rvalue_operand(ir.BinaryOp(BINOPS[node.op], left, right), node.span, self.type_of(node))
+        return left
 
     def name(self, e: A.Name) -> ir.Operand:
         res = self.tp.names.get(e)
@@ -146,7 +157,9 @@ class ExprLowerer(LowererBase):
 
     def template(self, e: A.Template) -> ir.Operand:
         parts: list[str | ir.Operand] = []
-        exprs = [p for p in e.parts if not isinstance(p, str)]
+        # A hole's value is pinned when a later hole may change what it read.
+        last_effect = max((i for i, p in enumerate(e.parts) if not isinstance(p, str)
+                           and (isinstance(p, A.TemplateStmt) or has_effects(p))), default=-1)
         for i, part in enumerate(e.parts):
             if isinstance(part, str):
                 parts.append(part)
@@ -155,11 +168,9 @@ class ExprLowerer(LowererBase):
                     self.stmt(s)
             else:
                 op = self.operand(part)
-                later = exprs[exprs.index(part) + 1 :]
-                if any(isinstance(x, A.TemplateStmt) or has_effects(x) for x in later):
+                if i < last_effect:
                     op = self.materialize(op, part.span)
                 parts.append(op)
-            del i
         return self.rvalue_operand(ir.Format(tuple(parts)), e.span, self.type_of(e))
 
     def class_lit(self, e: A.ClassLit) -> ir.Operand:
@@ -257,27 +268,38 @@ class ExprLowerer(LowererBase):
 
 
 def has_effects(e: A.Expr) -> bool:
-    """Could evaluating `e` change a local read before it (a call, an assignment)?"""
-    if isinstance(e, (A.IntLit, A.FloatLit, A.StringLit, A.BoolLit, A.NullLit, A.Name, A.Lambda)):
-        return False
-    if isinstance(e, A.FieldAccess):
-        return has_effects(e.obj)
-    if isinstance(e, A.Index):
-        return has_effects(e.obj) or has_effects(e.index)
-    if isinstance(e, A.Unary):
-        return has_effects(e.operand)
-    if isinstance(e, A.Binary):
-        return has_effects(e.left) or has_effects(e.right)
-    if isinstance(e, (A.IsType, A.IsPattern)):
-        return has_effects(e.expr)
-    if isinstance(e, A.ArrayLit):
-        return any(has_effects(x) for x in e.elements)
-    if isinstance(e, A.MapLit):
-        return any(has_effects(k) or has_effects(v) for k, v in e.entries)
-    if isinstance(e, A.ClassLit):
-        return any(has_effects(v) for _, v, _ in e.fields) or (e.spread is not None and has_effects(e.spread))
-    if isinstance(e, A.Template):
-        return any(not isinstance(p, str) and (isinstance(p, A.TemplateStmt) or has_effects(p)) for p in e.parts)
-    return True
+    """Could evaluating `e` change a local read before it (a call, an assignment)?
 
-
+    A worklist rather than recursion: operator chains can be thousands of terms long."""
+    todo: list[A.Expr] = [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (A.IntLit, A.FloatLit, A.StringLit, A.BoolLit, A.NullLit, A.Name, A.Lambda)):
+            continue
+        if isinstance(x, A.FieldAccess):
+            todo.append(x.obj)
+        elif isinstance(x, A.Index):
+            todo += (x.obj, x.index)
+        elif isinstance(x, A.Unary):
+            todo.append(x.operand)
+        elif isinstance(x, A.Binary):
+            todo += (x.left, x.right)
+        elif isinstance(x, (A.IsType, A.IsPattern)):
+            todo.append(x.expr)
+        elif isinstance(x, A.ArrayLit):
+            todo += x.elements
+        elif isinstance(x, A.MapLit):
+            todo += (y for kv in x.entries for y in kv)
+        elif isinstance(x, A.ClassLit):
+            todo += (v for _, v, _ in x.fields)
+            if x.spread is not None:
+                todo.append(x.spread)
+        elif isinstance(x, A.Template):
+            for p in x.parts:
+                if isinstance(p, A.TemplateStmt):
+                    return True
+                if not isinstance(p, str):
+                    todo.append(p)
+        else:
+            return True
+    return False

@@ -326,13 +326,32 @@ class ExprChecker(CheckerBase):
             finally:
                 self.pop_scope()
             return BOOL
+        if e.op != "??":
+            return self.binary_chain(e)
         left = self.expr(e.left, None)
-        if e.op == "??":
-            base = without_null(left, self.items)
-            right = self.expr(e.right, base if base != NEVER else None)
-            if self.assignable(right, base):
-                return base
-            return union([base, right])
+        base = without_null(left, self.items)
+        right = self.expr(e.right, base if base != NEVER else None)
+        if self.assignable(right, base):
+            return base
+        return union([base, right])
+
+    def binary_chain(self, e: A.Binary) -> Ty:
+        """`a + b + c + ...` nests to the left: its left spine is checked in a loop, innermost
+        first, each inner node recorded as `expr` would record it."""
+        spine = [e]
+        while isinstance(spine[-1].left, A.Binary) and spine[-1].left.op not in ("&&", "||", "??"):
+            spine.append(spine[-1].left)
+        left = self.expr(spine[-1].left, None)
+        for node in reversed(spine[1:]):
+            try:
+                left = self.operator(node, left)
+            except CheckAbort:
+                left = ANY
+            self.tp.types[node] = left
+        return self.operator(e, left)
+
+    def operator(self, e: A.Binary, left: Ty) -> Ty:
+        """An arithmetic, bitwise or comparison operator whose left operand has type `left`."""
         lt = expand(left, self.items)
         if isinstance(lt, ClassT) and (lt.name, e.op) in self.items.operators:
             return self.operator_call(e, self.items.functions[self.items.operators[(lt.name, e.op)]])

@@ -139,47 +139,84 @@ class NarrowingChecker(CheckerBase):
 
     # -- control-flow expressions ----------------------------------------------------
     def if_expr(self, e: A.If, expected: Ty | None) -> Ty:
-        self.push_scope()
+        """An `if` and its `else if` chain, checked in a loop (a chain can be thousands of links).
+
+        Each link opens a scope, and its `else` a scope holding the next link; they close
+        innermost first once the last branch is checked, each link's type recorded as `expr`
+        would record it. Facts a diverging branch establishes reach the scope around the chain.
+        """
+        depth = len(self.scopes)
+        links: list[tuple[A.If, Ty, Facts, Facts]] = []
+        link = e
         try:
-            if isinstance(e.cond, A.IfLet):
-                vty = self.expr(e.cond.value, None)
-                true_facts: Facts = {}
-                false_facts: Facts = {}
+            while True:
                 self.push_scope()
-                bound = self.pattern(e.cond.pattern, vty)
-            else:
-                true_facts, false_facts = self.condition(e.cond)
+                then_ty, true_facts, false_facts = self.then_branch(link, expected)
+                links.append((link, then_ty, true_facts, false_facts))
+                if not isinstance(link.otherwise, A.If):
+                    break
                 self.push_scope()
-                bound = []
-            try:
-                for name, var in bound:
-                    self.scopes[-1][name] = var
-                self.apply_facts(true_facts)
-                then_ty = self.branch_value(e.then, expected)
-            finally:
-                self.pop_scope()
-            if e.otherwise is None:
+                self.apply_facts(false_facts)
+                link = link.otherwise
+            if link.otherwise is None:
                 if then_ty == NEVER:
                     # `if (x == null) { return ...; }`: the rest of the block sees x narrowed.
                     self.narrowed[-2].update(false_facts)
-                return union([then_ty, NULL]) if then_ty != NEVER else NULL
-            self.push_scope()
-            try:
-                self.apply_facts(false_facts)
-                else_ty = self.expr(e.otherwise, expected) if isinstance(e.otherwise, A.If) \
-                    else self.branch_value(e.otherwise, expected)
-            finally:
-                self.pop_scope()
-            if then_ty == NEVER and else_ty != NEVER:
-                self.narrowed[-2].update(false_facts)
-            elif else_ty == NEVER and then_ty != NEVER:
-                self.narrowed[-2].update(true_facts)
-            return union([then_ty, else_ty])
+                ty = union([then_ty, NULL]) if then_ty != NEVER else NULL
+            else:
+                self.push_scope()
+                try:
+                    self.apply_facts(false_facts)
+                    else_ty = self.branch_value(link.otherwise, expected)
+                finally:
+                    self.pop_scope()
+                ty = self.join_branches(then_ty, else_ty, true_facts, false_facts)
+            self.close_link_scope()
+            for link, then_ty, true_facts, false_facts in reversed(links[:-1]):
+                self.pop_scope()  # the `else` holding the inner link
+                self.tp.types[link.otherwise] = ty
+                ty = self.join_branches(then_ty, ty, true_facts, false_facts)
+                self.close_link_scope()
+            return ty
         finally:
-            facts_after = self.narrowed[-1]
+            while len(self.scopes) > depth:  # only when checking failed midway
+                self.pop_scope()
+
+    def then_branch(self, e: A.If, expected: Ty | None) -> tuple[Ty, Facts, Facts]:
+        """An `if`'s condition and `then` branch: its type and the facts when true / false."""
+        if isinstance(e.cond, A.IfLet):
+            vty = self.expr(e.cond.value, None)
+            true_facts: Facts = {}
+            false_facts: Facts = {}
+            self.push_scope()
+            bound = self.pattern(e.cond.pattern, vty)
+        else:
+            true_facts, false_facts = self.condition(e.cond)
+            self.push_scope()
+            bound = []
+        try:
+            for name, var in bound:
+                self.scopes[-1][name] = var
+            self.apply_facts(true_facts)
+            then_ty = self.branch_value(e.then, expected)
+        finally:
             self.pop_scope()
-            if facts_after:
-                self.narrowed[-1].update(facts_after)
+        return then_ty, true_facts, false_facts
+
+    def join_branches(self, then_ty: Ty, else_ty: Ty, true_facts: Facts, false_facts: Facts) -> Ty:
+        """Both branches' type; when one diverges, what the other's condition implies holds after."""
+        if then_ty == NEVER and else_ty != NEVER:
+            self.narrowed[-2].update(false_facts)
+        elif else_ty == NEVER and then_ty != NEVER:
+            self.narrowed[-2].update(true_facts)
+        return union([then_ty, else_ty])
+
+    def close_link_scope(self) -> None:
+        """Close an `if`'s own scope; facts established in it hold in the scope around it."""
+        facts_after = self.narrowed[-1]
+        self.pop_scope()
+        if facts_after:
+            self.narrowed[-1].update(facts_after)
 
     def branch_value(self, b: A.Block, expected: Ty | None) -> Ty:
         """A branch's block; a value of the wrong type is reported at the branch, as the engine does."""

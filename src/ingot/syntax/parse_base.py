@@ -29,6 +29,11 @@ BINARY_POWER = {
 IS_POWER = 8  # `x is T` sits with the relational operators
 UNARY_POWER = 12
 COMPOUND_ASSIGN = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+# How deeply expressions, blocks, types and patterns may nest. The BAML engine (0.23) overflows
+# its stack near 190 nested `if`s and 570 nested parentheses; beyond this limit ingot reports a
+# diagnostic, and the compiler's stack (compiler.py) is sized for every pass at this depth.
+# Chains (`a + b + ...`, `else if`, `.method()` calls) do not nest.
+MAX_NESTING = 1000
 ITEM_KEYWORDS = {"function", "class", "enum", "type", "const", "client", "test", "testset", "let",
                  "generator", "retry_policy", "template_string"}
 
@@ -59,6 +64,7 @@ class ParserBase:
         self.catch_allowed = True  # false inside a `throw` value (see parse_throw_value)
         self.diagnostics: list[Diagnostic] = []
         self.nesting = 0  # inside ( ) or [ ], where newlines never end an expression
+        self.depth = 0  # nested expressions, types and patterns being parsed (see MAX_NESTING)
 
     # -- token helpers ------------------------------------------------------
     @property
@@ -94,6 +100,13 @@ class ParserBase:
         if span is None:
             span = Span(self.src, tok.start, tok.start if tok.kind is T.EOF else tok.end)
         return ParseError(Diagnostic(code, message, span, primary))
+
+    def enter(self) -> None:
+        """One level deeper into an expression, type or pattern; a diagnostic past MAX_NESTING."""
+        if self.depth >= MAX_NESTING:
+            raise self.error(f"nesting too deep: at most {MAX_NESTING} nested expressions, blocks, types "
+                             "or patterns are supported", code=Code.UNSUPPORTED)
+        self.depth += 1
 
     def expect(self, text: str) -> Token:
         if self.at(text):

@@ -91,6 +91,13 @@ class ExprParser(ParserBase):
         return A.Catch(expr, binding.text, arms, self.span(start))
 
     def parse_unary(self, no_class_lit: bool) -> A.Expr:
+        self.enter()
+        try:
+            return self._parse_unary(no_class_lit)
+        finally:
+            self.depth -= 1
+
+    def _parse_unary(self, no_class_lit: bool) -> A.Expr:
         t = self.tok
         if t.kind is T.PUNCT and t.text in ("-", "!", "~"):
             self.advance()
@@ -326,8 +333,24 @@ class ExprParser(ParserBase):
                           spread_at)
 
     def parse_if(self) -> A.If:
-        start = self.advance().start
-        cond: A.Expr | A.IfLet
+        """`if c { } else if d { } else { }`: an `else if` chain is read in a loop, not recursively."""
+        links: list[tuple[int, A.Expr | A.IfLet, A.Block]] = []
+        otherwise: A.Block | A.If | None = None
+        while True:
+            start = self.advance().start
+            links.append((start, self.parse_if_condition(), self.parse_block()))
+            if not self.at("else"):
+                break
+            self.advance()
+            if not self.at("if"):
+                otherwise = self.parse_block()
+                break
+        for start, cond, then in reversed(links):  # the innermost `if` first
+            otherwise = A.If(cond, then, otherwise, self.span(start))
+        assert isinstance(otherwise, A.If)
+        return otherwise
+
+    def parse_if_condition(self) -> A.Expr | A.IfLet:
         if self.at("let") or (self.at("(") and self.peek().is_("let")):
             paren = self.eat("(") is not None
             let_start = self.tok.start
@@ -340,15 +363,8 @@ class ExprParser(ParserBase):
             value = self.parse_expr(no_class_lit=True)
             if paren:
                 self.expect(")")
-            cond = A.IfLet(pattern, value, self.span(let_start))
-        else:
-            cond = self.parse_expr(no_class_lit=True)
-        then = self.parse_block()
-        otherwise: A.Block | A.If | None = None
-        if self.at("else"):
-            self.advance()
-            otherwise = self.parse_if() if self.at("if") else self.parse_block()
-        return A.If(cond, then, otherwise, self.span(start))
+            return A.IfLet(pattern, value, self.span(let_start))
+        return self.parse_expr(no_class_lit=True)
 
     def parse_match(self) -> A.Match:
         start = self.advance().start

@@ -42,6 +42,13 @@ class StmtParser(ParserBase):
 
     # -- types --------------------------------------------------------------
     def parse_type(self) -> A.TypeExpr:
+        self.enter()
+        try:
+            return self._parse_type()
+        finally:
+            self.depth -= 1
+
+    def _parse_type(self) -> A.TypeExpr:
         start = self.tok.start
         self.eat("|")
         members = [self.parse_type_postfix()]
@@ -287,6 +294,13 @@ class StmtParser(ParserBase):
         return A.OrPat(alts, self.span(start))
 
     def parse_pattern_single(self, no_class_pat: bool = False) -> A.Pattern:
+        self.enter()
+        try:
+            return self._parse_pattern_single(no_class_pat)
+        finally:
+            self.depth -= 1
+
+    def _parse_pattern_single(self, no_class_pat: bool = False) -> A.Pattern:
         t = self.tok
         if t.is_("("):
             self.advance()

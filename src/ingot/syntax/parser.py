@@ -394,6 +394,7 @@ class Parser(ExprParser, StmtParser):
         except LexError as e:
             raise ParseError(e.diagnostic) from None
         sub = Parser(self.src, tokens, docs)
+        sub.depth = self.depth  # a hole nests inside its template
         stmts: list[A.Stmt] = []
         while sub.tok.kind is not T.EOF:
             if sub.eat(";"):
