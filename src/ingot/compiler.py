@@ -10,10 +10,12 @@ stage that reports errors, returning all of that stage's diagnostics at once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import sys
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from ingot.bex.emit import emit_program
 from ingot.bex.program import BexProgram
@@ -71,6 +73,51 @@ def compile_files(files: Sequence[tuple[str, str]]) -> Compiled:
     """Compile `(name, text)` files as one program; raise `CompileError` as `compile_source` does."""
     if not files:
         raise ValueError("a program needs at least one file")
+    try:
+        return on_compiler_stack(_compile_files, files)
+    except RecursionError:  # a chain or nesting no pass bounds; MAX_NESTING keeps the rest in reach
+        raise CompileError([_too_deep(SourceFile(*files[0]))]) from None
+
+
+# The parser, checker and lowering recurse once per level of nesting (several Python frames per
+# level); the parser stops at MAX_NESTING levels (syntax/parse_base.py). Compiling runs on a
+# thread of its own whose stack and the interpreter's recursion limit hold that depth in every
+# pass, whatever the caller's stack. The recursion limit is process-wide, so it is only ever
+# raised (never lowered again), to a value safe for the main thread's stack too.
+COMPILER_STACK_BYTES = 256 * 1024 * 1024
+COMPILER_RECURSION_LIMIT = 20_000
+_stack_size_lock = threading.Lock()
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def on_compiler_stack(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """`fn(*args, **kwargs)` on a thread with the compiler's stack; its result or its exception."""
+    if sys.getrecursionlimit() < COMPILER_RECURSION_LIMIT:
+        sys.setrecursionlimit(COMPILER_RECURSION_LIMIT)
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, fn(*args, **kwargs)))
+        except BaseException as e:  # handed to the calling thread as it is
+            outcome.append((False, e))
+
+    with _stack_size_lock:  # threading.stack_size applies to every thread started after it
+        previous = threading.stack_size(COMPILER_STACK_BYTES)
+        try:
+            worker = threading.Thread(target=run, name="ingot-compiler", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(previous)
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
+def _compile_files(files: Sequence[tuple[str, str]]) -> Compiled:
     parsed = [_parse_file(name, text) for name, text in files]
     diags = [d for _, _, file_diags in parsed for d in file_diags]
     if diags:
@@ -88,10 +135,7 @@ def compile_files(files: Sequence[tuple[str, str]]) -> Compiled:
     diags = diags + client_diags
     if diags:
         raise CompileError(diags)
-    try:
-        mir, diags = lower_program(typed, items)
-    except RecursionError:
-        raise CompileError([_too_deep(sources[0])]) from None
+    mir, diags = lower_program(typed, items)
     if diags:
         raise CompileError(diags)
     cleanup_program(mir)

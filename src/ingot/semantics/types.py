@@ -172,13 +172,15 @@ class TypeEnv(Protocol):
 def union(members: Iterable[Ty]) -> Ty:
     """A normalised union: flattened, deduplicated, NEVER dropped, ANY absorbing."""
     flat: list[Ty] = []
+    seen: set[Ty] = set()  # membership in linear time: a literal of 20,000 elements has 20,000 members
     for m in members:
         parts = m.members if isinstance(m, UnionT) else (m,)
         for p in parts:
             if p == ANY:
                 return ANY
-            if p == NEVER or p in flat:
+            if p == NEVER or p in seen:
                 continue
+            seen.add(p)
             flat.append(p)
     if not flat:
         return NEVER
@@ -186,9 +188,11 @@ def union(members: Iterable[Ty]) -> Ty:
         return flat[0]
     # Literal types next to their base are subsumed by it.
     bases = {m for m in flat if isinstance(m, Prim)}
-    flat = [m for m in flat if not (isinstance(m, Lit) and m.base in bases)]
+    if bases:
+        flat = [m for m in flat if not (isinstance(m, Lit) and m.base in bases)]
     enums = {m.name for m in flat if isinstance(m, EnumT)}
-    flat = [m for m in flat if not (isinstance(m, VariantT) and m.enum in enums)]
+    if enums:
+        flat = [m for m in flat if not (isinstance(m, VariantT) and m.enum in enums)]
     return flat[0] if len(flat) == 1 else UnionT(tuple(flat))
 
 

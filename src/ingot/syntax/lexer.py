@@ -68,6 +68,17 @@ class LexError(Exception):
         self.diagnostic = diagnostic
 
 
+# An integer literal far beyond 64 bits keeps this value: the checker reports it as too large
+# (E0152) either way, and Python cannot convert (or print) ints of more than 4,300 digits.
+OVERSIZED_INT = 1 << 64
+
+
+def _int_value(digits: str, base: int) -> int:
+    if len(digits.lstrip("0")) > 80:  # past 64 bits in every base (binary too)
+        return OVERSIZED_INT
+    return int(digits, base)
+
+
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", '"': '"', "\\": "\\", "$": "$", "`": "`", "'": "'"}
 
 
@@ -177,7 +188,7 @@ class Lexer:
             if not raw:
                 raise self._error(start, q, "invalid integer literal")
             self.pos = q
-            return Token(T.INT, text[start:q], start, q, newline, int(raw, base))
+            return Token(T.INT, text[start:q], start, q, newline, _int_value(raw, base))
         while p < end and (text[p].isdigit() or text[p] == "_"):
             p += 1
         is_float = False
@@ -201,7 +212,7 @@ class Lexer:
             raise self._error(start, p + 1, "`bigint` literals are not supported yet", Code.UNSUPPORTED)
         if is_float:
             return Token(T.FLOAT, text[start:p], start, p, newline, float(raw))
-        return Token(T.INT, text[start:p], start, p, newline, int(raw, 10))
+        return Token(T.INT, text[start:p], start, p, newline, _int_value(raw, 10))
 
     def _escape(self, p: int) -> tuple[str, int]:
         """Decode the escape at text[p] == '\\'; return (char, next offset)."""

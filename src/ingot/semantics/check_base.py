@@ -1,0 +1,184 @@
+"""The checker's state and the services every part of it uses: reporting, scopes and
+narrowing facts, capture tracking, and the value check `expect_value`.
+
+`Checker` (check.py) is this base plus one mixin per concern, as mypy splits its checker:
+expressions and members (check_expr.py), calls and unification (check_calls.py), patterns,
+narrowing and control-flow expressions (narrowing.py), statements and bodies (check.py).
+The methods one mixin calls in another are declared here, so each module type-checks alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ingot.semantics.hir import (
+    LocalVar,
+    TypedProgram,
+)
+from ingot.semantics.resolve import FuncItem, Items, Resolver
+from ingot.semantics.types import (
+    NULL,
+    Ty,
+    assignable,
+)
+from ingot.syntax import ast as A
+from ingot.syntax.diagnostics import Code, Diagnostic, Span
+
+ARITH = {"+", "-", "*", "/", "%"}
+BITWISE = {"&", "|", "^", "<<", ">>"}
+ORDER = {"<", "<=", ">", ">="}
+EQUALITY = {"==", "!="}
+
+Facts = dict[LocalVar, Ty]
+
+
+class CheckAbort(Exception):
+    """Internal: stop checking an expression after its error was reported."""
+
+
+@dataclass(slots=True)
+class Frame:
+    """One function-like body being checked: its owner node and return type."""
+
+    owner: object
+    ret: Ty | None  # None: infer (lambdas without `->`)
+    returns: list[Ty] = field(default_factory=list)
+    loops: int = 0
+
+
+class CheckerBase:
+    """State shared by the checker's parts; see the module docstring."""
+
+    def __init__(self, module: A.Module, allow_any: bool = False) -> None:
+        self.resolver = Resolver(module, allow_any)
+        self.items: Items = self.resolver.collect()
+        self.diagnostics: list[Diagnostic] = self.resolver.diagnostics
+        self.tp = TypedProgram(module)
+        self.scopes: list[dict[str, LocalVar]] = []
+        self.narrowed: list[Facts] = []
+        self.frames: list[Frame] = []
+        self.in_prompt = False
+
+    # -- reporting ------------------------------------------------------------
+    def error(self, code: Code, message: str, span: Span, primary: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic(code, message, span, primary))
+
+    def mismatch(self, expected: Ty, found: Ty, span: Span) -> None:
+        self.error(Code.MISMATCH, "mismatched types", span, f"expected `{expected}`, found `{found}`")
+
+    def assignable(self, src: Ty, dst: Ty) -> bool:
+        return assignable(src, dst, self.items)
+
+    # -- scopes -----------------------------------------------------------------
+    def push_scope(self) -> None:
+        self.scopes.append({})
+        self.narrowed.append({})
+
+    def pop_scope(self) -> None:
+        self.scopes.pop()
+        self.narrowed.pop()
+
+    def declare(self, name: str, ty: Ty, span: Span) -> LocalVar:
+        owner = self.frames[-1].owner
+        var = LocalVar(name, ty, span, owner)
+        self.scopes[-1][name] = var
+        self.tp.locals_of.setdefault(owner, []).append(var)
+        return var
+
+    def lookup(self, name: str) -> LocalVar | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def var_type(self, var: LocalVar) -> Ty:
+        for facts in reversed(self.narrowed):
+            if var in facts:
+                return facts[var]
+        return var.ty
+
+    def apply_facts(self, facts: Facts) -> None:
+        self.narrowed[-1].update(facts)
+
+    def forget(self, var: LocalVar) -> None:
+        """An assignment ends narrowing of `var` in every enclosing scope."""
+        for facts in self.narrowed:
+            facts.pop(var, None)
+
+    def note_capture(self, var: LocalVar) -> None:
+        """A variable of an enclosing body used inside a lambda is captured by reference."""
+        if var.owner is self.frames[-1].owner:
+            return
+        var.captured = True
+        for frame in reversed(self.frames):
+            if frame.owner is var.owner:
+                break
+            if isinstance(frame.owner, A.Lambda):
+                caps = self.tp.lambda_captures.setdefault(frame.owner, [])
+                if var not in caps:
+                    caps.append(var)
+
+    # -- value checks -----------------------------------------------------------
+    def expect_value(self, node: A.Expr | A.Block, ty: Ty, expected: Ty, span: Span) -> None:
+        """Report E0029/E0001 when a value of type `ty` is used where `expected` is needed."""
+        if self.assignable(ty, expected):
+            return
+        if isinstance(node, A.Block) and isinstance(node.tail, A.If) and node.tail.otherwise is None:
+            node = node.tail
+        if isinstance(node, A.If) and node.otherwise is None:
+            self.error(Code.MISSING_VALUE, "missing value", node.span,
+                       f"expected `{expected}`, but an `if` without `else` evaluates to `null`; "
+                       "add an `else` branch")
+            return
+        if isinstance(node, A.Block) and node.tail is None and ty == NULL:
+            last = node.stmts[-1] if node.stmts else None
+            if isinstance(last, A.ExprStmt):
+                self.error(Code.MISSING_VALUE, "missing value", last.expr.span,
+                           f"expected `{expected}`, but this value is discarded; remove the `;` to use it")
+            else:
+                self.error(Code.MISSING_VALUE, "missing value", node.span,
+                           f"expected `{expected}`, but this block has no value")
+            return
+        self.mismatch(expected, ty, span)
+
+    # -- implemented by the mixins (check_expr, check_calls, narrowing, check) ------------
+    def expr(self, e: A.Expr, expected: Ty | None) -> Ty:
+        raise NotImplementedError
+
+    def block(self, b: A.Block, expected: Ty | None) -> Ty:
+        raise NotImplementedError
+
+    def stmt(self, s: A.Stmt) -> bool:
+        raise NotImplementedError
+
+    def check_body(self, owner: object, body: A.Block, ret: Ty | None,
+                   params: list[tuple[str, Ty, object, Span]]) -> Ty:
+        raise NotImplementedError
+
+    def path_of(self, e: A.Expr) -> str | None:
+        raise NotImplementedError
+
+    def value_member(self, e: A.FieldAccess, obj_ty: Ty, called: bool,
+                     err_span: Span | None = None) -> Ty:
+        raise NotImplementedError
+
+    def call(self, e: A.Call, expected: Ty | None) -> Ty:
+        raise NotImplementedError
+
+    def call_item(self, e: A.Call, fn: FuncItem, receiver: A.Expr | None) -> Ty:
+        raise NotImplementedError
+
+    def condition(self, e: A.Expr) -> tuple[Facts, Facts]:
+        raise NotImplementedError
+
+    def if_expr(self, e: A.If, expected: Ty | None) -> Ty:
+        raise NotImplementedError
+
+    def match(self, e: A.Match, expected: Ty | None) -> Ty:
+        raise NotImplementedError
+
+    def catch(self, e: A.Catch, expected: Ty | None) -> Ty:
+        raise NotImplementedError
+
+    def pattern(self, p: A.Pattern, scrut: Ty) -> list[tuple[str, LocalVar]]:
+        raise NotImplementedError

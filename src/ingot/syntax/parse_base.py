@@ -1,0 +1,175 @@
+"""The parser's cursor over the tokens and what every part of the parser shares:
+token helpers, error reporting (`ParseError`), operator binding powers.
+
+`Parser` (parser.py) is this base plus one mixin per part of the grammar: expressions
+(parse_expr.py), statements, patterns and types (parse_stmt.py), items and templates
+(parser.py). The methods one part calls in another are declared here.
+"""
+
+from __future__ import annotations
+
+from ingot.syntax import ast as A
+from ingot.syntax.diagnostics import Code, Diagnostic, SourceFile, Span
+from ingot.syntax.lexer import KEYWORDS, T, Token
+
+# Binary operators: binding power (higher binds tighter), as BAML orders them.
+BINARY_POWER = {
+    "??": 1,
+    "||": 2,
+    "&&": 3,
+    "|": 4,
+    "^": 5,
+    "&": 6,
+    "==": 7, "!=": 7,
+    "<": 8, "<=": 8, ">": 8, ">=": 8,
+    "<<": 9, ">>": 9,
+    "+": 10, "-": 10,
+    "*": 11, "/": 11, "%": 11,
+}
+IS_POWER = 8  # `x is T` sits with the relational operators
+UNARY_POWER = 12
+COMPOUND_ASSIGN = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+# How deeply expressions, blocks, types and patterns may nest. The BAML engine (0.23) overflows
+# its stack near 190 nested `if`s and 570 nested parentheses; beyond this limit ingot reports a
+# diagnostic, and the compiler's stack (compiler.py) is sized for every pass at this depth.
+# Chains (`a + b + ...`, `else if`, `.method()` calls) do not nest.
+MAX_NESTING = 1000
+ITEM_KEYWORDS = {"function", "class", "enum", "type", "const", "client", "test", "testset", "let",
+                 "generator", "retry_policy", "template_string"}
+
+
+class ParseError(Exception):
+    def __init__(self, diagnostic: Diagnostic) -> None:
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def describe(tok: Token) -> str:
+    """A token as the engine's messages show it: `EOF`, `';'`, `foo`."""
+    if tok.kind is T.EOF:
+        return "EOF"
+    if tok.kind is T.PUNCT:
+        return f"'{tok.text}'"
+    return tok.text
+
+
+class ParserBase:
+    """Token cursor and shared helpers; see the module docstring."""
+
+    def __init__(self, source: SourceFile, tokens: list[Token], docs: dict[int, str]) -> None:
+        self.src = source
+        self.toks = tokens
+        self.docs = docs
+        self.i = 0
+        self.catch_allowed = True  # false inside a `throw` value (see parse_throw_value)
+        self.diagnostics: list[Diagnostic] = []
+        self.nesting = 0  # inside ( ) or [ ], where newlines never end an expression
+        self.depth = 0  # nested expressions, types and patterns being parsed (see MAX_NESTING)
+
+    # -- token helpers ------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.toks[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def advance(self) -> Token:
+        t = self.toks[self.i]
+        if t.kind is not T.EOF:
+            self.i += 1
+        return t
+
+    def at(self, text: str) -> bool:
+        t = self.toks[self.i]
+        return t.text == text and t.kind in (T.PUNCT, T.IDENT)
+
+    def eat(self, text: str) -> Token | None:
+        if self.at(text):
+            return self.advance()
+        return None
+
+    def span(self, start: int, end: int | None = None) -> Span:
+        if end is None:
+            end = self.toks[self.i - 1].end if self.i > 0 else start
+        return Span(self.src, start, end)
+
+    def error(self, message: str, tok: Token | None = None, primary: str | None = None,
+              code: Code = Code.SYNTAX, span: Span | None = None) -> ParseError:
+        tok = tok or self.tok
+        if span is None:
+            span = Span(self.src, tok.start, tok.start if tok.kind is T.EOF else tok.end)
+        return ParseError(Diagnostic(code, message, span, primary))
+
+    def enter(self) -> None:
+        """One level deeper into an expression, type or pattern; a diagnostic past MAX_NESTING."""
+        if self.depth >= MAX_NESTING:
+            raise self.error(f"nesting too deep: at most {MAX_NESTING} nested expressions, blocks, types "
+                             "or patterns are supported", code=Code.UNSUPPORTED)
+        self.depth += 1
+
+    def expect(self, text: str) -> Token:
+        if self.at(text):
+            return self.advance()
+        raise self.error("unexpected token", primary=f"expected `'{text}'`, found `{describe(self.tok)}`")
+
+    def expect_close_angle(self) -> None:
+        """`>` closing a type argument list; splits `>>` as in `map<K, map<K, V>>`."""
+        t = self.tok
+        if t.kind is T.PUNCT and t.text in (">>", ">>=", ">="):
+            rest = t.text[1:]
+            self.toks[self.i] = Token(T.PUNCT, rest, t.start + 1, t.end, False)
+            return
+        self.expect(">")
+
+    def ident(self, what: str = "identifier") -> Token:
+        if self.tok.kind is T.IDENT:
+            return self.advance()
+        raise self.error("unexpected token", primary=f"expected {what}, found `{describe(self.tok)}`")
+
+    def name_ident(self, what: str = "a name") -> Token:
+        """An identifier that is not a reserved word (for `let`, parameters, ...)."""
+        t = self.ident(what)
+        if t.text in KEYWORDS and t.text not in ("null", "true", "false"):
+            raise self.error("unexpected token", t, f"expected {what}, found keyword `{t.text}`")
+        return t
+
+    def doc_at(self, index: int) -> str | None:
+        return self.docs.get(index)
+
+    # -- implemented by the parts (parse_expr, parse_stmt, parser) ---------------------
+    def parse_expr(self, no_class_lit: bool = False, allow_assign: bool = False) -> A.Expr:
+        raise NotImplementedError
+
+    def parse_catch(self, expr: A.Expr, start: int) -> A.Catch:
+        raise NotImplementedError
+
+    def parse_block(self, function_body: bool = False) -> A.Block:
+        raise NotImplementedError
+
+    def parse_stmt(self) -> tuple[A.Stmt, bool]:
+        raise NotImplementedError
+
+    def parse_stmt_no_semicolon(self) -> tuple[A.Stmt, bool]:
+        raise NotImplementedError
+
+    def parse_pattern(self) -> A.Pattern:
+        raise NotImplementedError
+
+    def parse_pattern_single(self, no_class_pat: bool = False) -> A.Pattern:
+        raise NotImplementedError
+
+    def parse_type(self) -> A.TypeExpr:
+        raise NotImplementedError
+
+    def parse_type_args(self) -> list[A.TypeExpr]:
+        raise NotImplementedError
+
+    def looks_like_type_args(self) -> bool:
+        raise NotImplementedError
+
+    def parse_param(self, require_type: bool) -> A.Param:
+        raise NotImplementedError
+
+    def parse_template(self, tok: Token) -> A.Template:
+        raise NotImplementedError
