@@ -24,6 +24,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ingot.coverage.lcov import current_umask, require_directory
 from ingot.coverage.model import BranchCoverage, Coverage, FileCoverage
 
 HEADER_PX = 96
@@ -73,10 +74,10 @@ def write_html(coverage: Coverage, out: Path) -> None:
     out = Path(out)
     if out.exists() and not (out.is_dir() and (not any(out.iterdir()) or (out / MARKER).exists())):
         raise FileExistsError(f"{out} exists and is not an ingot coverage report; remove it or choose another")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    require_directory(out.parent)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        os.chmod(tmp, 0o755)
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes it private; the site is for reading
         for name, text in html_pages(coverage).items():
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / MARKER).write_text("written by ingot explore --html\n", encoding="utf-8")

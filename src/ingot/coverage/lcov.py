@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -42,14 +43,28 @@ def _record(f: FileCoverage) -> list[str]:
 def write_text_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file beside it: a failure leaves no partial file."""
     path = Path(path)
+    require_directory(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes it private; the report is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def require_directory(directory: Path) -> None:
+    """The directory a report goes into must exist (named in the error, not a temporary file)."""
+    if not directory.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no such directory", str(directory))
 
 
 def write_lcov(coverage: Coverage, path: Path) -> None:
