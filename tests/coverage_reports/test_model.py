@@ -21,8 +21,8 @@ def line_of(coverage: Coverage, path_end: str, text: str) -> tuple[int, int | No
 
 
 def test_one_record_per_file_of_the_project(coverage: Coverage) -> None:
-    assert [f.path for f in coverage.files] == ["tests/coverage/project/billing.baml",
-                                                "tests/coverage/project/support.baml"]
+    assert [f.path for f in coverage.files] == ["tests/coverage_reports/project/billing.baml",
+                                                "tests/coverage_reports/project/support.baml"]
     names = {f.path.rsplit("/", 1)[1]: [fn.name for fn in f.functions] for f in coverage.files}
     # QueueFor is not explored itself but RouteTicket reaches it; the LLM function has no body to cover.
     assert names == {"billing.baml": ["QueueFor", "CartTotal"], "support.baml": ["RouteTicket"]}
