@@ -141,3 +141,42 @@ def test_json_reports_give_the_same_coverage(project: ingot.Program, exploration
     reports = [Explored.from_report(project.view, as_json(project.view, ex)) for ex in explorations]
     paths = source_paths(project)
     assert lcov_text(build(project.view, reports, paths)) == lcov_text(build(project.view, explorations, paths))
+
+
+SCORE = """
+enum Color {
+  Red
+  Green
+  Blue
+}
+
+function Score(c: Color, xs: int[]) -> int {
+  let base = match (c) {
+    Color.Red => 1,
+    Color.Green => 2,
+    Color.Blue => 3,
+  };
+  let big = xs.filter((x) => { x > 10 && x < 100 }).length();
+  let total = xs.map((x) => { if (x > 0) { x } else { 0 - x } }).reduce((a, b) => { a + b }, 0);
+  match (total) {
+    0 => base,
+    1 => base + 1,
+    _ => base * big + total,
+  }
+}
+"""
+
+
+def test_lambdas_count_and_prelude_lines_do_not(explore: Any) -> None:
+    program = ingot.load_source(SCORE)
+    ex = explore(program, "Score", max_runs=400)
+    lambda_edges = {edge_key(e) for e in ex.edges if ".$lambda" in e.site.function}
+    assert lambda_edges and lambda_edges <= ex.covered  # the tracker records edges taken inside lambdas
+    (f,) = build(program.view, [ex]).files
+    # Only the program's own lines: `filter`, `map` and `reduce` run prelude code, counted nowhere.
+    assert set(f.lines) == {8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19}
+    assert all(f.lines.values())
+    calls = {fn.name: fn.calls for fn in f.functions}
+    assert calls["Score.$lambda0"] > 0 and calls["Score"] == len(ex.tests)
+    switch = [b for b in f.branches if b.function == "Score" and b.line == 9]
+    assert [b.label for b in switch] == ["Color.Red", "Color.Green", "Color.Blue"]

@@ -54,10 +54,10 @@ class _LineCounter:
 
     __slots__ = ("code", "lines", "file", "hits", "last_line", "last_pc")
 
-    def __init__(self, fn: BexFunction, hits: Counter[tuple[str, int]]) -> None:
+    def __init__(self, fn: BexFunction, source: str, hits: Counter[tuple[str, int]]) -> None:
         self.code = fn.code
         self.lines = fn.lines
-        self.file = fn.file
+        self.file = source
         self.hits = hits
         self.last_line = -1
         self.last_pc = -1
@@ -107,11 +107,17 @@ class _ReplayVM(TrackedVM):
     def __init__(self, view: ProgramView, hits: Hits, **options: Any) -> None:
         super().__init__(view, Interner(), env=None, prune_after=None, **options)  # type: ignore[arg-type]
         self.hits = hits
+        self._sources: dict[str, str] = {}
 
     def new_frame(self, fn: BexFunction, args: list[Any], shadows: list[Shadow], cells: tuple[Cell, ...],
                   ctx: int) -> Frame:
         frame = super().new_frame(fn, args, shadows, cells, ctx)
-        frame.code = _LineCounter(fn, self.hits.lines)  # type: ignore[assignment]
+        # Lines are counted under the source the function's span is in: a prelude function's
+        # `file` names the program it is linked into, its lines are the prelude's.
+        source = self._sources.get(fn.name)
+        if source is None:
+            source = self._sources[fn.name] = self.view.function(fn.name).span.source.name
+        frame.code = _LineCounter(fn, source, self.hits.lines)  # type: ignore[assignment]
         self.hits.calls[fn.name] += 1
         return frame
 
