@@ -138,7 +138,7 @@ def file_page(f: FileCoverage) -> str:
     header = (f"<h1>{escape(f.path)}</h1><p><a href=\"index.html\">index</a> &middot; "
               f"lines {_percent(f.lines_hit, len(f.lines))} &middot; branches {_percent(f.branches_hit, len(f.branches))}"
               f" &middot; {uncovered} uncovered, {sum(1 for b in f.branches if b.status == 'infeasible')} infeasible"
-              f" &middot; {len(f.findings)} findings</p>")
+              f" &middot; {len(f.findings)} finding{'s' if len(f.findings) != 1 else ''}</p>")
     findings_on: dict[int, list[int]] = {}
     for i, finding in enumerate(f.findings):
         findings_on.setdefault(finding.line, []).append(i)
