@@ -214,10 +214,17 @@ def dis(targets: tuple[str, ...]) -> None:
               help="Runs to spend after full edge coverage on panic sites no query has aimed at yet.")
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
               help="MB a run may grow the process by before it is cut (and reported under limits).")
+@click.option("--lcov", "lcov_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
+              help="Write line and branch coverage of the generated tests as an LCOV tracefile (genhtml, editors).")
+@click.option("--cobertura", "cobertura_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE", help="Write the coverage as Cobertura XML (CI systems).")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Write the coverage as a static HTML site: the source with covered and uncovered lines, "
+                   "branches and findings marked.")
 def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
-            max_memory: int) -> None:
+            max_memory: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
@@ -242,6 +249,8 @@ def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool
         path = write_tests(program.view, list(paths), function, report, form, out_dir)
         if not as_json:
             click.echo(f"wrote {len(report['tests'])} cases to {path}", err=True)
+    if lcov_file or cobertura_file or html_dir:
+        write_coverage(program, [exploration], lcov_file, cobertura_file, html_dir, quiet=as_json)
     if as_json:
         click.echo(to_json_text(report, indent=1))
         return
@@ -258,6 +267,26 @@ def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool
         console.print(f"[yellow]uncovered[/] {edge}", highlight=False)
     for edge in report["coverage"]["infeasible"]:
         console.print(f"[dim]infeasible[/] {edge}", highlight=False)
+
+
+def write_coverage(program: Program, explorations: Sequence[Any], lcov_file: Path | None, cobertura_file: Path | None,
+                   html_dir: Path | None, quiet: bool = False) -> None:
+    """Replay the explorations' tests and write the coverage reports asked for."""
+    from ingot.coverage import build, write_cobertura, write_html, write_lcov
+    from ingot.coverage.replay import ReplayError
+
+    paths = {source.name: str(program.source_path(source.name) or source.name) for source in program.compiled.sources}
+    try:
+        coverage = build(program.view, explorations, paths)
+        for target, write in ((lcov_file, write_lcov), (cobertura_file, write_cobertura), (html_dir, write_html)):
+            if target is not None:
+                write(coverage, target)
+                if not quiet:
+                    click.echo(f"wrote coverage to {target}", err=True)
+    except ReplayError as e:
+        fail(f"error: cannot replay the generated tests for coverage: {e}")
+    except OSError as e:
+        fail(f"error: cannot write coverage: {f'{e.filename}: {e.strerror}' if e.filename else e}")
 
 
 def run_explorer(explorer_cls: Any, program: Program, function: str, options: Any, show_progress: bool) -> Any:

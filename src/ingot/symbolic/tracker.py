@@ -693,7 +693,9 @@ def build_site_info(view: FunctionView) -> SiteInfo:
             elif term.kind == "switch" and rec.op == "switch":
                 table, otherwise = view.switch_targets(pc)
                 switches[pc] = (block.id, dict(table), otherwise)
-    return SiteInfo(branches, switches, track_coverage=not view.synthetic)
+    # Edges count in user functions and their lambdas (as `reachable_edges` counts them), not in
+    # the prelude's or other compiler-made functions.
+    return SiteInfo(branches, switches, track_coverage=not view.synthetic or ".$lambda" in view.name)
 
 
 def view_program(view: ProgramView) -> Any:
