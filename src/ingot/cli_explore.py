@@ -110,7 +110,8 @@ def print_summary(doc: dict[str, Any], job_s: dict[str, float], wall: float, whe
                 console.print(f"    {f['trace'][-1]}", highlight=False)
     totals = doc["totals"]
     distinct = totals["distinct_edges"]
-    console.print(f"{totals['explored']} functions explored, {totals['skipped']} skipped, {totals['failed']} failed; "
+    console.print(f"{totals['explored']} function{'s' if totals['explored'] != 1 else ''} explored, "
+                  f"{totals['skipped']} skipped, {totals['failed']} failed; "
                   f"{distinct['covered']} of {distinct['total']} distinct edges covered; "
                   f"{wall:.1f}s on {where}", highlight=False)
 
