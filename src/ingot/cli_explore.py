@@ -70,12 +70,16 @@ def explore_project(program: Program, paths: Sequence[Path], options: Options, o
 
 def run_jobs(jobs: list[FunctionJob], workers: int, dask: str | None, show_progress: bool) -> list[JobResult]:
     """Run the jobs on the chosen backend, with a progress bar of functions done on a terminal."""
-    from ingot.concolic.workers import run_dask, run_pool
+    from ingot.cli import fail
+    from ingot.concolic.workers import BackendError, run_dask, run_pool
 
     def run(on_done: Any) -> list[JobResult]:
-        if dask:
+        if not dask:
+            return run_pool(jobs, workers, on_done)
+        try:
             return run_dask(jobs, dask, on_done)
-        return run_pool(jobs, workers, on_done)
+        except BackendError as e:
+            fail(f"error: {e}")
 
     if not show_progress:
         return run(None)

@@ -124,6 +124,22 @@ def test_a_dask_cluster_gives_the_same_report() -> None:
         assert explore_json(str(PROJECT), *quick, "--dask", cluster.scheduler_address) == reference
 
 
+def test_an_unreachable_dask_scheduler_is_a_clear_error() -> None:
+    dask = pytest.importorskip("dask")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, _, err = explore(str(PROJECT), "--only", "Luhn", "--dask", "tcp://127.0.0.1:1")
+    assert code == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in err and "Traceback" not in err
+
+
+def test_emit_tests_writes_one_file_per_explored_function(tmp_path: Path) -> None:
+    code, _, err = explore(str(PROJECT), "--only", "Luhn", "--only", "Slugify", "--only", "Classify",
+                           "--max-runs", "20", "--emit-tests", "json", str(tmp_path))
+    assert code == 0, err
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["project_Classify_tests.json", "project_Luhn_tests.json", "project_Slugify_tests.json"]
+    assert all(json.loads((tmp_path / n).read_text())["tests"] for n in written)
+
+
 @pytest.mark.slow
 def test_dask_reruns_the_task_of_a_killed_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reference = explore_json(str(PROJECT), *SLOW)

@@ -25,6 +25,10 @@ OnDone = Callable[[JobResult], None]
 MAX_BREAKS = 3
 
 
+class BackendError(Exception):
+    """The jobs cannot run where asked (no `distributed` package, no scheduler at the address)."""
+
+
 def run_here(jobs: Sequence[FunctionJob], on_done: OnDone | None = None) -> list[JobResult]:
     """One worker: the jobs in this process, one after another."""
     results = []
@@ -94,10 +98,14 @@ def run_dask(jobs: Sequence[FunctionJob], address: Any, on_done: OnDone | None =
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise RuntimeError("--dask needs the `distributed` package: pip install 'ingot[dask]'") from None
+        raise BackendError("--dask needs the `distributed` package: pip install 'ingot[dask]'") from None
 
     results: list[JobResult] = []
-    with Client(address) as client:
+    try:
+        client = Client(address)  # waits `distributed.comm.timeouts.connect` (30 s) for the scheduler
+    except (OSError, TimeoutError, ValueError) as e:
+        raise BackendError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    with client:
         futures = client.map(run_job, list(jobs), pure=False)
         by_key = {f.key: job for f, job in zip(futures, jobs)}
         for future in as_completed(futures):
