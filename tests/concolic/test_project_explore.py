@@ -15,8 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import ingot
 from ingot.cli import main
-from ingot.concolic.project import JOB_LOG_ENV
+from ingot.concolic import workers
+from ingot.concolic.explore import Options
+from ingot.concolic.project import JOB_LOG_ENV, FunctionJob, JobResult, ProjectSources, run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "bench" / "explore" / "project"
@@ -110,6 +113,26 @@ def test_a_worker_killed_mid_job_loses_nothing(tmp_path: Path) -> None:
     again = [f.name for f in tmp_path.iterdir() if f.name.startswith(function + ".")]
     assert len(again) == 2, again  # the killed job ran again, in another process
     assert json.loads(out) == explore_json(str(PROJECT), *SLOW)
+
+
+def dies_on_luhn(job: FunctionJob) -> JobResult:
+    """A job that kills its worker process whenever it explores Luhn."""
+    if job.function == "Luhn":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return run_job(job)
+
+
+def test_a_job_that_kills_every_worker_is_reported_failed_and_the_others_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    program = ingot.load(PROJECT, resolve_hosts=False)
+    project = ProjectSources.of((s.name, s.display) for s in program.compiled.sources)
+    options = Options(max_runs=20, solver_timeout_ms=600_000, timeout_s=3600)
+    jobs = [FunctionJob(project, name, options) for name in ("Slugify", "Luhn", "Classify", "MaskCard")]
+    alone = {r.function: r for r in workers.run_here(jobs) if r.function != "Luhn"}
+    monkeypatch.setattr(workers, "run_job", dies_on_luhn)  # forked workers see the patched module
+    results = {r.function: r for r in workers.run_pool(jobs, 2)}
+    assert results["Luhn"].status == "failed" and "died every time" in (results["Luhn"].reason or "")
+    assert {name: r.report for name, r in results.items() if name != "Luhn"} == \
+        {name: r.report for name, r in alone.items()}
 
 
 def local_cluster() -> object:

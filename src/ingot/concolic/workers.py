@@ -14,6 +14,7 @@ still fails is reported as failed.
 from __future__ import annotations
 
 import multiprocessing
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -60,6 +61,8 @@ def run_pool(jobs: Sequence[FunctionJob], workers: int, on_done: OnDone | None =
 
 def pool_round(jobs: Sequence[FunctionJob], workers: int, done: OnDone, one_at_a_time: bool) -> bool:
     """Run `jobs` on a fresh pool until it finishes them or breaks; True when a worker died."""
+    sys.stdout.flush()  # a forked worker flushes its copy of these buffers when it exits
+    sys.stderr.flush()
     pool = ProcessPoolExecutor(workers, mp_context=context())
     try:
         if one_at_a_time:
