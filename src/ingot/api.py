@@ -347,6 +347,13 @@ def load_source(text: str, filename: str = "main.baml", *, allow_hosts: bool = F
     return _resolve_hosts(Program(compile_files([(filename, text)])), allow_hosts, resolve_hosts)
 
 
+def load_sources(files: Sequence[tuple[str, str]], *, allow_hosts: bool = False,
+                 resolve_hosts: bool = True) -> Program:
+    """Compile `(name, text)` files as one project, as `load` compiles the files it reads (so a
+    process without the files, a worker of a cluster, compiles the same program)."""
+    return _resolve_hosts(Program(compile_files(list(files))), allow_hosts, resolve_hosts)
+
+
 def _resolve_hosts(program: Program, allow_hosts: bool, resolve_hosts: bool) -> Program:
     if not resolve_hosts:
         return program

@@ -191,9 +191,9 @@ def dis(targets: tuple[str, ...]) -> None:
 
 
 
-@main.command(epilog=PROJECT_HELP)
-@click.argument("paths", nargs=-1, required=True, type=PATHS)
-@click.argument("function")
+@main.command(epilog=PROJECT_HELP + " The last word is FUNCTION when it is not a path on disk; without "
+              "FUNCTION every function of the project is explored, one job each.")
+@click.argument("targets", nargs=-1, required=True, metavar="PATH... [FUNCTION]")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
 @click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
 @click.option("--seed", default=0, show_default=True, help="Seed for the search and the solver.")
@@ -221,24 +221,48 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Write the coverage as a static HTML site: the source with covered and uncovered lines, "
                    "branches and findings marked.")
-def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
+@click.option("--only", multiple=True, metavar="GLOB",
+              help="Without FUNCTION: explore the functions whose name matches GLOB. Repeatable.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Without FUNCTION: processes exploring functions at once (same report for any number).")
+@click.option("--dask", metavar="ADDRESS", default=None,
+              help="Without FUNCTION: run the functions' explorations on the Dask scheduler at ADDRESS.")
+def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
-            max_memory: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None) -> None:
-    """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
+            max_memory: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None,
+            only: tuple[str, ...], workers: int, dask: str | None) -> None:
+    """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic.
+
+    Without FUNCTION, explore every function of the project (or those --only selects): one
+    summary table, or with --json one document holding every function's report.
+    """
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
     from ingot.concolic.report import as_json as report_json
     from ingot.concolic.report import summary_table
     from ingot.concolic.testgen import write_tests
 
+    paths, function = split_function(targets)
+    if function is not None and (only or workers != 1 or dask):
+        raise click.UsageError("--only, --workers and --dask explore a project: give PATHs without FUNCTION "
+                               "(one function's exploration runs in one process)")
+    if workers != 1 and dask:
+        raise click.UsageError("give --workers or --dask, not both")
     program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
-    require_function(program, function, paths)
+    if function is not None:
+        require_function(program, function, paths)
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
                       solver_timeout_ms=solver_timeout, seed=seed, prune_after=prune_after or None,
                       panic_runs=panic_runs, memory_mb=max_memory)
     if tracker is not None:
         options.tracker = tracker
+    if function is None:
+        from ingot.cli_explore import explore_project
+
+        explore_project(program, paths, options, only, workers, dask, as_json, timings, emit_tests,
+                        (lcov_file, cobertura_file, html_dir))
+        return
     try:
         exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json)
     except UnsupportedInput as e:

@@ -1,0 +1,203 @@
+"""Exploring a whole project: one independent job per function, merged into one report.
+
+A `FunctionJob` carries everything its exploration needs, so any process can run it: the
+project's source texts (a worker of a cluster may not see the files), the function and the
+exploration's options. `run_job` compiles the project once per process, explores the function
+and returns a `JobResult` holding the function's report as `report.as_json` gives it. Results
+are merged by function name (`project_report`), never in the order jobs finished, so the
+merged report is the same for any number of workers and any backend (`workers.py`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingot.concolic.explore import Explorer, Options, edge_key
+from ingot.concolic.inputs import UnsupportedInput
+from ingot.concolic.report import SCHEMA_VERSION, as_json
+from ingot.mir.api import ProgramView
+
+# Tests set this to a directory: each job writes `<function>.<pid>` there when it starts, so a
+# test can find the worker process running a job (and kill it).
+JOB_LOG_ENV = "INGOT_EXPLORE_JOB_LOG"
+
+
+@dataclass(frozen=True)
+class ProjectSources:
+    """The project's files as `(name, text)` pairs, in compilation order."""
+
+    files: tuple[tuple[str, str], ...]
+    digest: str = field(default="", compare=False)
+
+    @classmethod
+    def of(cls, files: Iterable[tuple[str, str]]) -> ProjectSources:
+        files = tuple(files)
+        h = hashlib.sha256()
+        for name, text in files:
+            h.update(name.encode() + b"\0" + text.encode() + b"\0")
+        return cls(files, h.hexdigest())
+
+
+@dataclass(frozen=True)
+class FunctionJob:
+    """One function's exploration, with the options (budget, seed) every job of a project shares."""
+
+    project: ProjectSources
+    function: str
+    options: Options
+    timings: bool = False
+
+
+@dataclass
+class JobResult:
+    function: str
+    status: str  # "explored", "skipped" (cannot be explored: `reason`), "failed" (`reason`)
+    report: dict[str, Any] | None = None
+    reason: str | None = None
+    wall_s: float = 0.0
+    edges: list[tuple[str, int, int]] = field(default_factory=list)  # every reachable edge
+    covered: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+# -- selecting the functions -------------------------------------------------------------------
+
+
+def select_functions(view: ProgramView, functions: Sequence[str], only: Sequence[str]) -> list[str]:
+    """The functions whose name matches one of the `only` globs (all without globs), by name."""
+    chosen = [f for f in functions if not only or any(fnmatch.fnmatchcase(f, g) for g in only)]
+    return sorted(chosen)
+
+
+def why_not_explorable(view: ProgramView, function: str) -> str | None:
+    """Why `function` has nothing to explore itself (None: it has a BAML body)."""
+    kind = view.bytecode.by_name[function].kind
+    if kind == "llm":
+        return "LLM function: no BAML body (its callers explore every reply it can give)"
+    if kind != "body":
+        return f"{kind} function: no BAML body (its callers explore every result it can give)"
+    return None
+
+
+# -- running one job ---------------------------------------------------------------------------
+
+_programs: dict[str, ProgramView] = {}  # digest -> compiled program, per process
+_one_at_a_time = threading.Lock()  # a worker with several threads explores one function at once
+
+
+def remember(project: ProjectSources, view: ProgramView) -> None:
+    """Use an already compiled program for this project in this process (and in forked workers)."""
+    _programs.clear()
+    _programs[project.digest] = view
+
+
+def program_view(project: ProjectSources) -> ProgramView:
+    view = _programs.get(project.digest)
+    if view is None:
+        from ingot.api import load_sources
+
+        view = load_sources(project.files, resolve_hosts=False).view  # host results are inputs
+        remember(project, view)
+    return view
+
+
+def run_job(job: FunctionJob) -> JobResult:
+    """Explore one function; what cannot be explored is `skipped`, an internal error `failed`."""
+    log = os.environ.get(JOB_LOG_ENV)
+    if log:
+        with open(os.path.join(log, f"{job.function}.{os.getpid()}"), "w") as f:
+            f.write(str(os.getpid()))
+    with _one_at_a_time:
+        start = time.perf_counter()
+        view = program_view(job.project)
+        try:
+            exploration = Explorer(view, job.function, job.options).explore()
+            report = as_json(view, exploration, timings=job.timings)
+        except UnsupportedInput as e:
+            return JobResult(job.function, "skipped", reason=str(e), wall_s=time.perf_counter() - start)
+        except Exception as e:  # noqa: BLE001 - one function's bug must not lose the others' results
+            return JobResult(job.function, "failed", reason=f"internal error: {type(e).__name__}: {e}",
+                             wall_s=time.perf_counter() - start)
+        edges = sorted(edge_key(e) for e in exploration.edges)
+        return JobResult(job.function, "explored", report, wall_s=time.perf_counter() - start, edges=edges,
+                         covered=sorted(exploration.covered))
+
+
+def lost(function: str, why: str) -> JobResult:
+    """A job whose worker process died every time it ran it."""
+    return JobResult(function, "failed", reason=why)
+
+
+# -- the merged report -------------------------------------------------------------------------
+
+
+def project_report(results: Iterable[JobResult], seed: int, timings: bool = False,
+                   wall_s: float | None = None, workers: str | None = None) -> dict[str, Any]:
+    """One JSON document for the project (schema in README): per-function reports by name, the
+    functions skipped or failed, and totals. Without `timings` it depends on program, options and
+    seed only, never on how many workers ran the jobs or in which order they finished."""
+    ordered = sorted(results, key=lambda r: r.function)
+    reports = [r.report for r in ordered if r.status == "explored" and r.report is not None]
+    edges = {e for r in ordered for e in r.edges}
+    covered = {e for r in ordered for e in r.covered}
+    doc: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "seed": seed,
+        "functions": reports,
+        "skipped": [{"function": r.function, "reason": r.reason} for r in ordered if r.status == "skipped"],
+        "failed": [{"function": r.function, "reason": r.reason} for r in ordered if r.status == "failed"],
+        "totals": {
+            "functions": len(ordered),
+            "explored": len(reports),
+            "skipped": sum(1 for r in ordered if r.status == "skipped"),
+            "failed": sum(1 for r in ordered if r.status == "failed"),
+            "complete": sum(1 for rep in reports if rep["complete"]),
+            "edges_total": sum(rep["coverage"]["edges_total"] for rep in reports),
+            "edges_covered": sum(rep["coverage"]["edges_covered"] for rep in reports),
+            "edges_infeasible": sum(rep["coverage"]["edges_infeasible"] for rep in reports),
+            "distinct_edges": {"total": len(edges), "covered": len(covered & edges)},
+            "findings": sum(len(rep["findings"]) for rep in reports),
+            "tests": sum(len(rep["tests"]) for rep in reports),
+            "runs": sum(rep["runs"] for rep in reports),
+            "paths": sum(rep["paths"] for rep in reports),
+        },
+    }
+    if timings:
+        doc["timeline"] = {"wall_s": None if wall_s is None else round(wall_s, 4), "workers": workers,
+                           "job_s": {r.function: round(r.wall_s, 4) for r in ordered}}
+    return doc
+
+
+def summary_table(doc: dict[str, Any], wall: dict[str, float]) -> Any:
+    """A rich table: one row per function (covered/total edges, infeasible, findings, runs, time,
+    stop; the skipped and failed ones marked so) and a totals row."""
+    from rich.table import Table
+
+    table = Table(title="ingot explore: project", title_justify="left", show_footer=True)
+    totals = doc["totals"]
+    table.add_column("function", footer=f"total ({totals['explored']} explored)")
+    table.add_column("edges", justify="right", footer=f"{totals['edges_covered']}/{totals['edges_total']}")
+    table.add_column("infeasible", justify="right", footer=str(totals["edges_infeasible"]))
+    table.add_column("findings", justify="right", footer=str(totals["findings"]))
+    table.add_column("runs", justify="right", footer=str(totals["runs"]))
+    table.add_column("time", justify="right", footer=f"{sum(wall.values()):.1f}s")
+    table.add_column("stopped by")
+    rows: list[tuple[str, list[str]]] = []
+    for rep in doc["functions"]:
+        cov = rep["coverage"]
+        rows.append((rep["function"], [
+            f"{cov['edges_covered']}/{cov['edges_total']}", str(cov["edges_infeasible"]),
+            f"[bold red]{len(rep['findings'])}[/]" if rep["findings"] else "0", str(rep["runs"]),
+            f"{wall.get(rep['function'], 0.0):.1f}s", rep["stopped_by"]]))
+    for what, style in (("skipped", "dim"), ("failed", "bold red")):
+        for item in doc[what]:
+            rows.append((item["function"], ["", "", "", "", "", f"[{style}]{what}[/]"]))
+    for name, cells in sorted(rows):
+        table.add_row(name, *cells)
+    return table
