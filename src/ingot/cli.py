@@ -206,15 +206,20 @@ def dis(targets: tuple[str, ...]) -> None:
               help="Runs to spend after full edge coverage on panic sites no query has aimed at yet.")
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
               help="MB a run may grow the process by before it is cut (and reported under limits).")
+@click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Save the search state in DIR (created) between generations, at most once a second, "
+                   "and on Ctrl-C, which stops the search with a partial report (exit status 130).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Continue the search saved in DIR by --state (same program, function and options) to "
+                   "the report an uninterrupted run gives; it goes on saving there.")
 def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
-            max_memory: int) -> None:
+            max_memory: int, state_dir: Path | None, resume_dir: Path | None) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic."""
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
     from ingot.concolic.report import as_json as report_json
-    from ingot.concolic.report import summary_table
     from ingot.concolic.testgen import write_tests
 
     program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
@@ -224,20 +229,33 @@ def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool
                       panic_runs=panic_runs, memory_mb=max_memory)
     if tracker is not None:
         options.tracker = tracker
+    state = explore_state(program, state_dir, resume_dir)
     try:
-        exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json)
+        exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json,
+                                   state=state, resume=resume_dir is not None)
     except UnsupportedInput as e:
         fail(f"error: cannot explore {function}: {e}", 2)
     report = report_json(program.view, exploration, timings=timings)
+    if exploration.stopped_by == "interrupted":
+        print_report(report, as_json)
+        where = f"; the state is saved in {state.path}: continue with --resume {state.path}" if state else ""
+        fail(f"interrupted after {exploration.runs} runs{where}", 130)
     if emit_tests is not None:
         form, out_dir = emit_tests
         path = write_tests(program.view, list(paths), function, report, form, out_dir)
         if not as_json:
             click.echo(f"wrote {len(report['tests'])} cases to {path}", err=True)
+    print_report(report, as_json)
+
+
+def print_report(report: dict[str, Any], as_json: bool) -> None:
+    """An exploration's report: JSON, or a summary table with findings and uncovered edges."""
     if as_json:
         click.echo(to_json_text(report, indent=1))
         return
     from rich.console import Console
+
+    from ingot.concolic.report import summary_table
 
     console = Console()
     console.print(summary_table(report))
@@ -252,10 +270,48 @@ def explore(paths: tuple[Path, ...], function: str, as_json: bool, timings: bool
         console.print(f"[dim]infeasible[/] {edge}", highlight=False)
 
 
-def run_explorer(explorer_cls: Any, program: Program, function: str, options: Any, show_progress: bool) -> Any:
-    """Run the search, with a progress bar on a terminal."""
+def explore_state(program: Program, state_dir: Path | None, resume_dir: Path | None) -> Any:
+    """The `StateDir` of `--state DIR` (created) or `--resume DIR`, or None."""
+    from ingot.concolic.checkpoint import StateDir, StateError
+
+    if state_dir is not None and resume_dir is not None:
+        raise click.UsageError("give --state DIR to start a saved exploration or --resume DIR to continue one, "
+                               "not both")
+    path = state_dir or resume_dir
+    if path is None:
+        return None
+    state = StateDir(path, {str(f): f.read_text(encoding="utf-8") for f in program.files})
+    if state_dir is not None:
+        try:
+            state.create()
+        except StateError as e:
+            fail(f"error: {e}", 2)
+    return state
+
+
+def run_explorer(explorer_cls: Any, program: Program, function: str, options: Any, show_progress: bool,
+                 state: Any = None, resume: bool = False) -> Any:
+    """Run the search, with a progress bar on a terminal; Ctrl-C stops it at the end of a
+    generation (saving its state), a second Ctrl-C at once."""
+    from ingot.concolic.checkpoint import StateError, stop_on_interrupt
+
+    def search(progress: Any = None) -> Any:
+        try:
+            if resume:
+                explorer = explorer_cls.resume(program.view, function, options, state, progress)
+            else:
+                explorer = explorer_cls(program.view, function, options, progress, state)
+            with stop_on_interrupt(explorer):
+                return explorer.explore()
+        except StateError as e:
+            fail(f"error: {e}", 2)
+        except KeyboardInterrupt:
+            runs = state.saved_runs() if state is not None else None
+            saved = f"; the last checkpoint ({runs} runs) is in {state.path}" if runs is not None else ""
+            fail(f"interrupted{saved}", 130)
+
     if not show_progress:
-        return explorer_cls(program.view, function, options).explore()
+        return search()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]exploring"), BarColumn(), TextColumn("{task.fields[status]}"),
@@ -267,7 +323,7 @@ def run_explorer(explorer_cls: Any, program: Program, function: str, options: An
                             status=f"runs {ex.runs}  edges {len(ex.covered)}/{len(ex.edges)}  "
                                    f"findings {len(ex.findings)}")
 
-        return explorer_cls(program.view, function, options, progress=update).explore()
+        return search(update)
 
 
 def register_commands() -> None:
