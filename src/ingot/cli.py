@@ -207,8 +207,8 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
               help="MB a run may grow the process by before it is cut (and reported under limits).")
 @click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
-              help="Save the search state in DIR (created) between generations, at most once a second, "
-                   "and on Ctrl-C, which stops the search with a partial report (exit status 130).")
+              help="Save the search state in DIR (created) between generations, every second or so, and "
+                   "on Ctrl-C, which stops the search with a partial report (exit status 130).")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Continue the search saved in DIR by --state (same program, function and options) to "
                    "the report an uninterrupted run gives; it goes on saving there.")

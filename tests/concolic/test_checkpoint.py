@@ -57,7 +57,7 @@ def stopped_after(program: ingot.Program, function: str, options: Options, state
 @pytest.mark.parametrize("name", ["tally", "moderate", "thermostat", "discount", "checkout", "pairs"])
 def test_a_resumed_search_gives_the_report_of_an_uninterrupted_one(name: str, tmp_path: Path) -> None:
     program, function, sources = load(name)
-    options = Options(seed=1, max_runs=400)
+    options = Options(seed=1, max_runs=200)
     expected = as_json(program.view, Explorer(program.view, function, options).explore())
     for stop_at in (1, 25):
         state = StateDir(tmp_path / str(stop_at), sources)
@@ -203,7 +203,7 @@ def test_the_command_refuses_a_mismatch_and_damage_without_a_traceback(tmp_path:
 
 # A program whose exploration takes a few seconds (thousands of runs over a cart of items).
 CART = ROOT / "bench" / "explore" / "apps" / "cart.baml"
-CART_ARGS = [str(CART), "CartTotal", "--json", "--seed", "0", "--max-runs", "1500"]
+CART_ARGS = [str(CART), "CartTotal", "--json", "--seed", "0", "--max-runs", "1000"]
 
 
 def ingot_explore(*args: str) -> subprocess.Popen[str]:
@@ -224,7 +224,7 @@ def test_ctrl_c_saves_the_state_and_resume_finishes_with_the_uninterrupted_repor
     out, err = interrupted.communicate(timeout=120)
     assert interrupted.returncode == 130, err
     partial = json.loads(out)
-    assert partial["stopped_by"] == "interrupted" and 0 < partial["runs"] < 1500
+    assert partial["stopped_by"] == "interrupted" and 0 < partial["runs"] < 1000
     assert f"--resume {state}" in err and "Traceback" not in err
 
     uninterrupted = ingot_explore(*CART_ARGS)
@@ -233,3 +233,15 @@ def test_ctrl_c_saves_the_state_and_resume_finishes_with_the_uninterrupted_repor
     assert uninterrupted.returncode == 0 and resumed.returncode == 0
     assert json.loads(resumed_out) == json.loads(expected)
     assert json.loads(expected)["stopped_by"] == "max-runs"
+
+
+def test_the_first_ctrl_c_asks_for_a_stop_and_the_second_interrupts_at_once() -> None:
+    program, function, _ = load("triage")
+    explorer = Explorer(program.view, function, Options())
+    with checkpoint.stop_on_interrupt(explorer):
+        os.kill(os.getpid(), signal.SIGINT)
+        assert explorer.stop_requested
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    result = explorer.explore()
+    assert result.stopped_by == "interrupted" and result.runs == 0 and not result.complete
