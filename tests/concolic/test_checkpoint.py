@@ -164,19 +164,18 @@ def test_a_missing_state_and_an_occupied_directory_are_refused(tmp_path: Path) -
         StateDir(tmp_path, sources).create()
 
 
-def test_checkpoints_replace_the_file_atomically(tmp_path: Path) -> None:
+def test_checkpoints_replace_the_file_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     saved_state(tmp_path)
     assert sorted(os.listdir(tmp_path)) == [checkpoint.STATE_FILE]  # no temporary file left
-    state = StateDir(tmp_path, {})
     before = (tmp_path / checkpoint.STATE_FILE).read_bytes()
-    os.chmod(tmp_path, 0o500)
-    try:
-        if os.access(tmp_path, os.W_OK):
-            pytest.skip("running as a user who can write anywhere")
-        with pytest.raises(StateError, match="cannot write the state"):
-            state.write({"search": {}})
-    finally:
-        os.chmod(tmp_path, 0o700)
+
+    def full_disk(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(checkpoint.os, "replace", full_disk)
+    with pytest.raises(StateError, match="cannot write the state .*No space left"):
+        StateDir(tmp_path, {}).write({"search": {}})
+    assert sorted(os.listdir(tmp_path)) == [checkpoint.STATE_FILE]
     assert (tmp_path / checkpoint.STATE_FILE).read_bytes() == before
 
 
