@@ -132,7 +132,7 @@ def test_resuming_with_other_options_a_function_or_sources_is_refused(tmp_path: 
     Explorer.resume(program.view, function, Options(seed=0, max_runs=100), StateDir(tmp_path, moved))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped", "not-a-state", "empty", "class"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not-a-state", "empty", "class", "shape"])
 def test_a_damaged_state_is_a_clear_error(tmp_path: Path, damage: str) -> None:
     program, function, sources = saved_state(tmp_path)
     file = tmp_path / checkpoint.STATE_FILE
@@ -145,14 +145,15 @@ def test_a_damaged_state_is_a_clear_error(tmp_path: Path, damage: str) -> None:
         file.write_text("{}")
     elif damage == "empty":
         file.write_bytes(b"")
-    else:  # well formed, but naming a class: never unpickled
-        payload = zlib.compress(pickle.dumps({"search": {}, "x": Path("/")}))
+    else:  # well formed, but naming a class (never unpickled), or not the data a state holds
+        data = {"search": {}, "x": Path("/")} if damage == "class" else {"search": {}, "fingerprint": {"sources": 5}}
+        payload = zlib.compress(pickle.dumps(data))
         header = f"{checkpoint.FORMAT_VERSION} {len(payload)} {checkpoint._digest(payload)}\n".encode()
         file.write_bytes(checkpoint.MAGIC + header + payload)
     message = resume_error(tmp_path, program, function, sources)
     assert str(file) in message
     expected = {"truncated": "truncated", "flipped": "checksum", "not-a-state": "not an exploration state",
-                "empty": "not an exploration state", "class": "damaged"}[damage]
+                "empty": "not an exploration state", "class": "damaged", "shape": "damaged"}[damage]
     assert expected in message
 
 

@@ -90,13 +90,14 @@ class StateDir:
     def restore(self, explorer: Explorer) -> None:
         """Load the saved state into a new `explorer` (same program, function and options)."""
         data = self.read()
-        differences = self.differences(data.get("fingerprint"), explorer.function, explorer.options)
-        if differences:
-            raise StateError(f"cannot resume from {self.path}: " + "; ".join(differences))
         try:
-            _restore(explorer, data["search"])
+            differences = self.differences(data.get("fingerprint"), explorer.function, explorer.options)
+            if not differences:
+                _restore(explorer, data["search"])
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             raise StateError(f"{self.file} is damaged ({type(e).__name__}: {e})") from None
+        if differences:
+            raise StateError(f"cannot resume from {self.path}: " + "; ".join(differences))
         self._last_save = time.perf_counter()
 
     def differences(self, saved: Any, function: str, options: Options) -> list[str]:
@@ -181,7 +182,7 @@ class StateDir:
             raise StateError(f"{self.file} is damaged (checksum mismatch)")
         try:
             data = _PlainUnpickler(io.BytesIO(zlib.decompress(payload))).load()
-        except (pickle.UnpicklingError, zlib.error, EOFError, ValueError, TypeError) as e:
+        except Exception as e:  # noqa: BLE001 - whatever a malformed pickle raises, the file is damaged
             raise StateError(f"{self.file} is damaged ({e})") from None
         if not isinstance(data, dict) or "search" not in data:
             raise StateError(f"{self.file} is damaged (no search state)")
