@@ -3,8 +3,8 @@
 `Explorer(..., state=StateDir(path, sources))` saves the search state between generations
 (one run and the children its expansion queued: `Explorer.generation_boundary`) when a
 checkpoint is due: a second after the search started or after the last checkpoint, and never
-sooner than 50 times the last write's own duration after it (so writing stays under 2% of
-the exploration however large the state grows); and always when a stop was requested and
+sooner than 50 times the last write's own duration after it (so periodic writes take about
+2% of the exploration however large the state grows; bench/explore_checkpoint.py measures it); and always when a stop was requested and
 when the search ends. `Explorer.resume(..., state=StateDir(path, sources))` loads it and goes on
 to the same report (timings aside) as a search that was never stopped.
 
@@ -55,7 +55,7 @@ FORMAT_VERSION = 1
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
-COST_FACTOR = 50  # ... and at least this many times the last write's duration (so <= 2%)
+COST_FACTOR = 50  # ... and at least this many times the last write's duration (about 2%)
 
 
 class StateError(Exception):
