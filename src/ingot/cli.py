@@ -221,6 +221,12 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Write the coverage as a static HTML site: the source with covered and uncovered lines, "
                    "branches and findings marked.")
+@click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Save the search state in DIR (created) between generations, every second or so, and "
+                   "on Ctrl-C, which stops the search with a partial report (exit status 130).")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Continue the search saved in DIR by --state (same program, function and options) to "
+                   "the report an uninterrupted run gives; it goes on saving there.")
 @click.option("--only", multiple=True, metavar="GLOB",
               help="Without FUNCTION: explore the functions whose name matches GLOB. Repeatable.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),
@@ -231,7 +237,8 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
             max_len: int, max_string_length: int, solver_timeout: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
             max_memory: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None,
-            only: tuple[str, ...], workers: int, dask: str | None) -> None:
+            only: tuple[str, ...], workers: int, dask: str | None, state_dir: Path | None,
+            resume_dir: Path | None) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic.
 
     Without FUNCTION, explore every function of the project (or those --only selects): one
@@ -240,7 +247,6 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
     from ingot.concolic.report import as_json as report_json
-    from ingot.concolic.report import summary_table
     from ingot.concolic.testgen import write_tests
 
     paths, function = split_function(targets)
@@ -258,16 +264,24 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     if tracker is not None:
         options.tracker = tracker
     if function is None:
+        if state_dir is not None or resume_dir is not None:
+            raise click.UsageError("--state and --resume save one function's exploration: give PATHs and FUNCTION")
         from ingot.cli_explore import explore_project
 
         explore_project(program, paths, options, only, workers, dask, as_json, timings, emit_tests,
                         (lcov_file, cobertura_file, html_dir))
         return
+    state = explore_state(program, state_dir, resume_dir)
     try:
-        exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json)
+        exploration = run_explorer(Explorer, program, function, options, show_progress=not as_json,
+                                   state=state, resume=resume_dir is not None)
     except UnsupportedInput as e:
         fail(f"error: cannot explore {function}: {e}", 2)
     report = report_json(program.view, exploration, timings=timings)
+    if exploration.stopped_by == "interrupted":
+        print_report(report, as_json)
+        where = f"; the state is saved in {state.path}: continue with --resume {state.path}" if state else ""
+        fail(f"interrupted after {exploration.runs} runs{where}", 130)
     if emit_tests is not None:
         form, out_dir = emit_tests
         path = write_tests(program.view, list(paths), function, report, form, out_dir)
@@ -275,10 +289,17 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
             click.echo(f"wrote {len(report['tests'])} cases to {path}", err=True)
     if lcov_file or cobertura_file or html_dir:
         write_coverage(program, [exploration], lcov_file, cobertura_file, html_dir, quiet=as_json)
+    print_report(report, as_json)
+
+
+def print_report(report: dict[str, Any], as_json: bool) -> None:
+    """An exploration's report: JSON, or a summary table with findings and uncovered edges."""
     if as_json:
         click.echo(to_json_text(report, indent=1))
         return
     from rich.console import Console
+
+    from ingot.concolic.report import summary_table
 
     console = Console()
     console.print(summary_table(report))
@@ -313,10 +334,48 @@ def write_coverage(program: Program, explorations: Sequence[Any], lcov_file: Pat
         fail(f"error: cannot write coverage: {f'{e.filename}: {e.strerror}' if e.filename else e}")
 
 
-def run_explorer(explorer_cls: Any, program: Program, function: str, options: Any, show_progress: bool) -> Any:
-    """Run the search, with a progress bar on a terminal."""
+def explore_state(program: Program, state_dir: Path | None, resume_dir: Path | None) -> Any:
+    """The `StateDir` of `--state DIR` (created) or `--resume DIR`, or None."""
+    from ingot.concolic.checkpoint import StateDir, StateError
+
+    if state_dir is not None and resume_dir is not None:
+        raise click.UsageError("give --state DIR to start a saved exploration or --resume DIR to continue one, "
+                               "not both")
+    path = state_dir or resume_dir
+    if path is None:
+        return None
+    state = StateDir(path, {str(f): f.read_text(encoding="utf-8") for f in program.files})
+    if state_dir is not None:
+        try:
+            state.create()
+        except StateError as e:
+            fail(f"error: {e}", 2)
+    return state
+
+
+def run_explorer(explorer_cls: Any, program: Program, function: str, options: Any, show_progress: bool,
+                 state: Any = None, resume: bool = False) -> Any:
+    """Run the search, with a progress bar on a terminal; Ctrl-C stops it at the end of a
+    generation (saving its state), a second Ctrl-C at once."""
+    from ingot.concolic.checkpoint import StateError, stop_on_interrupt
+
+    def search(progress: Any = None) -> Any:
+        try:
+            if resume:
+                explorer = explorer_cls.resume(program.view, function, options, state, progress)
+            else:
+                explorer = explorer_cls(program.view, function, options, progress, state)
+            with stop_on_interrupt(explorer):
+                return explorer.explore()
+        except StateError as e:
+            fail(f"error: {e}", 2)
+        except KeyboardInterrupt:
+            runs = state.saved_runs() if state is not None else None
+            saved = f"; the last checkpoint ({runs} runs) is in {state.path}" if runs is not None else ""
+            fail(f"interrupted{saved}", 130)
+
     if not show_progress:
-        return explorer_cls(program.view, function, options).explore()
+        return search()
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]exploring"), BarColumn(), TextColumn("{task.fields[status]}"),
@@ -328,7 +387,7 @@ def run_explorer(explorer_cls: Any, program: Program, function: str, options: An
                             status=f"runs {ex.runs}  edges {len(ex.covered)}/{len(ex.edges)}  "
                                    f"findings {len(ex.findings)}")
 
-        return explorer_cls(program.view, function, options, progress=update).explore()
+        return search(update)
 
 
 def register_commands() -> None:

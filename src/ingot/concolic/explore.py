@@ -21,7 +21,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ingot.bex.program import BexFunction
 from ingot.concolic.budget import RunCut, guard, resident_bytes
@@ -35,6 +35,9 @@ from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow
 from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
+
+if TYPE_CHECKING:
+    from ingot.concolic.checkpoint import StateDir
 
 EdgeKey = tuple[str, int, int]  # (function, block, target block)
 # Panics that are ingot's own bounds on a run, not the program's: the run was cut short.
@@ -180,7 +183,7 @@ class LlmInputs:
 
 class Explorer:
     def __init__(self, view: ProgramView, function: str, options: Options | None = None,
-                 progress: Callable[[Exploration], None] | None = None) -> None:
+                 progress: Callable[[Exploration], None] | None = None, state: StateDir | None = None) -> None:
         self.view = view
         self.function = function
         self.options = options or Options()
@@ -221,6 +224,26 @@ class Explorer:
         self._rng = random.Random(self.options.seed)
         self._random_misses = 0
         self._last_random_covered: int | None = None
+        # Checkpoints (`ingot.concolic.checkpoint`): where the search state is saved between
+        # generations, whether it was loaded from there, and whether the search has ended.
+        self.state = state
+        self.resumed = False
+        self.finished = False
+        self.stop_requested = False
+        self._start = 0.0
+
+    @classmethod
+    def resume(cls, view: ProgramView, function: str, options: Options, state: StateDir,
+               progress: Callable[[Exploration], None] | None = None) -> Explorer:
+        """An explorer that continues the search saved in `state` (a `StateDir` of the same
+        program, function and options, else `StateError`); it keeps saving there."""
+        explorer = cls(view, function, options, progress, state)
+        state.restore(explorer)
+        return explorer
+
+    def request_stop(self) -> None:
+        """Stop at the end of the current generation (saving the state, when there is one)."""
+        self.stop_requested = True
 
     # -- running one input ------------------------------------------------------------------
     def run(self, assignment: dict[str, Any]) -> RunResult:
@@ -263,11 +286,14 @@ class Explorer:
     # -- the search ---------------------------------------------------------------------------
     def explore(self) -> Exploration:
         res = self.result
-        start = time.perf_counter()
+        if self.finished:
+            return res
+        start = self._start = time.perf_counter() - res.elapsed_s  # a resumed search goes on counting
         self._deadline = start + self.options.timeout_s
         self.solver.deadline = self._deadline
-        self.push(Job({}, 0, None, "seed"), 100)
-        while self._queue or self.random_round():
+        if not self.resumed:
+            self.push(Job({}, 0, None, "seed"), 100)
+        while self.generation_boundary() and (self._queue or self.random_round()):
             if res.runs >= self.options.max_runs:
                 res.stopped_by = "max-runs"
                 break
@@ -310,15 +336,26 @@ class Explorer:
                 res.elapsed_s = time.perf_counter() - start
                 self.progress(res)
         else:
-            res.stopped_by = "exhausted"
-        if res.stopped_by in ("max-runs", "timeout"):
+            res.stopped_by = "interrupted" if self.stop_requested else "exhausted"
+        if res.stopped_by in ("max-runs", "timeout", "interrupted"):
             self.limit(res.stopped_by)
         self.finish()
         res.panic_sites = len(self._panic_sites)
         res.panic_sites_aimed = len(self._panic_sites & self._aimed)
         res.elapsed_s = time.perf_counter() - start
         res.solver_stats = self.solver.stats.as_dict()
+        self.finished = res.stopped_by != "interrupted"
+        if self.state is not None and self.finished:
+            self.state.save(self)
         return res
+
+    def generation_boundary(self) -> bool:
+        """Between generations (one run and the children its expansion queued): the search state
+        is whole, so save it when a checkpoint is due; False once a stop was requested."""
+        if self.state is not None and (self.stop_requested or self.state.due()):
+            self.result.elapsed_s = time.perf_counter() - self._start
+            self.state.save(self)
+        return not self.stop_requested
 
     def memory_cap(self) -> int | None:
         """Resident bytes past which the next run is cut: what the process holds now, plus the allowance."""

@@ -92,13 +92,15 @@ LIMIT_WORDS = {
     "concretize-flips": "concretization flips skipped at the cap",
     "max-runs": "stopped at --max-runs",
     "timeout": "stopped at --timeout",
+    "interrupted": "interrupted (Ctrl-C)",
 }
+STOPS = ("max-runs", "timeout", "interrupted")  # limits that end the search (counted once)
 
 
 def why_best_effort(report: dict[str, Any]) -> str:
     """What kept the exploration from being complete (exhaustive), in words."""
     limits = report.get("limits", {})
-    parts = [f"{n} {LIMIT_WORDS.get(k, k)}" if k not in ("max-runs", "timeout") else LIMIT_WORDS[k]
+    parts = [f"{n} {LIMIT_WORDS.get(k, k)}" if k not in STOPS else LIMIT_WORDS[k]
              for k, n in limits.items()]
     if not parts and report["stopped_by"] != "exhausted":
         parts.append(f"stopped at {report['stopped_by']} before every path was run")

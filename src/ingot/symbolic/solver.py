@@ -68,6 +68,9 @@ class Solver:
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
         self._recent: list[dict[str, Any]] = []
+        # Every query Z3 was asked, in order, with its timeout: Z3's answers depend on this
+        # history, so a resumed exploration asks it again (`replay`) before asking new ones.
+        self.z3_log: list[tuple[int, tuple[int, ...]]] = []
 
     # -- translation ----------------------------------------------------------------------
     def var(self, name: str, sort: Sort) -> z3.ExprRef:
@@ -198,6 +201,10 @@ class Solver:
             if left_ms <= 0:
                 return Result("unknown")
             timeout = max(1, min(timeout, left_ms))
+        return self._ask(s, query, timeout, start)
+
+    def _ask(self, s: z3.Solver, query: list[Expr], timeout: int, start: float) -> Result:
+        self.z3_log.append((timeout, tuple(c.id for c in query)))
         if timeout != self._timeout_set:
             s.set("timeout", timeout)
             self._timeout_set = timeout
@@ -211,6 +218,17 @@ class Solver:
         finally:
             s.pop()
 
+    def replay(self, log: list[tuple[int, list[Expr]]]) -> None:
+        """Ask Z3 the queries of another `Solver`'s `z3_log` (as expressions), in order, so that
+        this one's Z3 answers the queries after them as that one would. Stats are left as
+        they were."""
+        stats, self.stats = self.stats, SolverStats()
+        try:
+            for timeout, query in log:
+                self._ask(self._z3_solver(), query, timeout, time.perf_counter())
+        finally:
+            self.stats = stats
+
     def _z3_solver(self) -> z3.Solver:
         """One incremental Z3 solver per `Solver`, each query in its own push/pop scope.
 
@@ -223,6 +241,9 @@ class Solver:
             self._z3 = z3.Solver(ctx=self.ctx)
             self._z3.set("timeout", self.timeout_ms)
             self._z3.set("random_seed", self.seed)
+            # Z3 would take Ctrl-C during a check for itself (the query comes back unknown);
+            # leave it to the caller, which stops the search between generations.
+            self._z3.set("ctrl_c", False)
         return self._z3
 
     def _check(self, s: z3.Solver, query: list[Expr], names: dict[str, Sort], start: float) -> Result:
