@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ingot.runtime.errors import panic
 from ingot.runtime.render import render_value
@@ -103,6 +103,11 @@ class MapSlots:
     count: Expr  # the number of entries
 
 
+def put_slots(t: Tracker, m: dict[Any, Any], slots: MapSlots | None) -> None:
+    """Keep the map's slots in the shadow heap (beside its values' shadows; never a value's shadow)."""
+    t.hset(m, SLOTS, cast(Shadow, slots))
+
+
 def slots_of(t: Tracker, m: dict[Any, Any]) -> MapSlots | None:
     """The map's slots: those in the heap, else one constant slot per concrete key (None: keys we do not model)."""
     slots = t.hget(m, SLOTS)
@@ -171,7 +176,7 @@ def store(t: Tracker, frame: Any, m: dict[Any, Any], key: Any, shadow: Shadow, w
     x = t.x
     t.assume(frame, x.not_(has_expr(t, slots, ek)))
     result = write()
-    t.hset(m, SLOTS, MapSlots(slots.guards + (x.true(),), slots.keys + (ek,), slots.present + (True,),
+    put_slots(t, m, MapSlots(slots.guards + (x.true(),), slots.keys + (ek,), slots.present + (True,),
                               x.arith(Op.ADD, slots.count, x.const(1))))
     return result
 
@@ -184,7 +189,7 @@ def settle(t: Tracker, frame: Any, m: dict[Any, Any]) -> None:
         present = [k for k, p in zip(slots.keys, slots.present) if p]
         for k, concrete in zip(present, m):
             t.concretize(frame, k, concrete)
-        t.hset(m, SLOTS, None)
+        put_slots(t, m, None)
 
 
 def forget(t: Tracker, frame: Any, m: dict[Any, Any]) -> None:
@@ -278,7 +283,7 @@ def _delete(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any], sha
     result = fn(*args)
     t.hset(m, ("k", _key(key)), None)
     keep = [i for i in range(len(slots.keys)) if i != j]
-    t.hset(m, SLOTS, MapSlots(tuple(slots.guards[i] for i in keep), tuple(slots.keys[i] for i in keep),
+    put_slots(t, m, MapSlots(tuple(slots.guards[i] for i in keep), tuple(slots.keys[i] for i in keep),
                               tuple(slots.present[i] for i in keep), x.arith(Op.SUB, slots.count, x.const(1))))
     return result, before if result is not None else None
 
@@ -288,7 +293,7 @@ def _clear(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any], shad
     for k in list(m):
         t.hset(m, ("k", k), None)
     if isinstance(t.hget(m, SLOTS), MapSlots):
-        t.hset(m, SLOTS, MapSlots((), (), (), t.x.const(0, Sort.INT)))
+        put_slots(t, m, MapSlots((), (), (), t.x.const(0, Sort.INT)))
     return fn(*args), None
 
 
