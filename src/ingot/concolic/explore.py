@@ -79,6 +79,9 @@ class Job:
     bound: int
     predicted: tuple[tuple[str, int], ...] | None  # (site, condition id) of each entry up to the flip
     reason: str
+    # Generations left in which revisits of covered edges may pass the revisit cap: the run's
+    # ancestor passed a branch whose other edge no query could aim at (`Explorer.near_frontier`).
+    boost: int = 0
 
 
 @dataclass
@@ -203,6 +206,9 @@ class Explorer:
         self.result = Exploration(function, self.options)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
+        self._siblings: dict[tuple[str, int], set[EdgeKey]] = {}  # branch (function, block) -> its edges
+        for key in self._edge_keys:
+            self._siblings.setdefault(key[:2], set()).add(key)
         functions = reachable_functions(view, function)
         self.dictionary = Dictionary.of(view.bytecode, functions)
         self._panic_sites = panic_sites(view.bytecode, functions)
@@ -331,7 +337,7 @@ class Explorer:
             res.pruned += run.trace.pruned
             self.limit("concretized", run.trace.concretized)
             self.limit("pruned", run.trace.pruned)
-            self.expand(job, run)
+            self.expand(job, run, FRONTIER_GENERATIONS if self.near_frontier(run) else max(job.boost - 1, 0))
             if self.progress is not None:
                 res.elapsed_s = time.perf_counter() - start
                 self.progress(res)
@@ -500,7 +506,21 @@ class Explorer:
             res.full_coverage_s = now
             res.full_coverage_run = res.runs
 
-    def expand(self, job: Job, run: RunResult) -> None:
+    def near_frontier(self, run: RunResult) -> bool:
+        """Did the run pass a branch whose other edge is uncovered, or is the search after panic
+        sites no query aimed at? A condition the program computed by counting (`valid >= 3` after a
+        loop) records no entry, so only other paths through the loop reach its other edge: the
+        run's covered edges are worth revisiting past the usual cap."""
+        if self.edges_done():
+            return self.panic_search_left()
+        covered = self.result.covered | self.result.infeasible
+        symbolic = {alt.target[:2] for entry in run.trace.path for alt in entry.alternatives if alt.target}
+        for fn, block, _ in run.trace.edges:
+            if (fn, block) not in symbolic and not self._siblings.get((fn, block), set()) <= covered:
+                return True
+        return False
+
+    def expand(self, job: Job, run: RunResult, boost: int = 0) -> None:
         path = run.trace.path
         occurrences: dict[str, int] = {}
         for entry in path[: job.bound]:
@@ -520,7 +540,7 @@ class Explorer:
             if entry.kind is EntryKind.CHECK:
                 self.aim(entry.site)
             for alt in entry.alternatives:
-                priority = self.priority(entry, alt.target, alt.label, nth)
+                priority = self.priority(entry, alt.target, alt.label, nth, boost)
                 if priority is None:
                     continue
                 goal = alt.cond
@@ -550,9 +570,10 @@ class Explorer:
                     continue
                 child = {**run.assignment, **result.model}
                 reason = f"{entry.kind.value}:{alt.label}" + ("" if predicted is not None else " (optimistic)")
-                self.push(Job(child, j + 1, predicted, reason), priority)
+                self.push(Job(child, j + 1, predicted, reason, boost), priority)
 
-    def priority(self, entry: PathEntry, target: EdgeKey | None, label: str, nth: int = 0) -> int | None:
+    def priority(self, entry: PathEntry, target: EdgeKey | None, label: str, nth: int = 0,
+                 boost: int = 0) -> int | None:
         """How much a child aimed here could add; None: not worth a query."""
         res = self.result
         if entry.kind is EntryKind.BRANCH:
@@ -565,7 +586,7 @@ class Explorer:
             # after everything more promising.
             revisit = (entry.site, target, nth)
             count = self._revisits.get(revisit, 0)
-            if count >= self.options.revisits:
+            if count >= self.options.revisits * (FRONTIER_REVISITS if boost else 1):
                 self.limit("revisit-cap")
                 return None
             self._revisits[revisit] = count + 1
@@ -654,6 +675,8 @@ class Explorer:
 
 
 MAX_CHECK_OCCURRENCE = 8
+FRONTIER_GENERATIONS = 6  # generations of children of a run near the frontier that revisit past the cap
+FRONTIER_REVISITS = 8  # how many times the usual revisit cap they may go
 
 
 def check_key(entry: PathEntry, nth: int) -> tuple[str, int, int]:

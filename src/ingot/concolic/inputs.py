@@ -30,6 +30,7 @@ from ingot.mir.api import (
     VariantT,
 )
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.stdlib import maps
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import Opt, Shadow, Tagged
 
@@ -150,24 +151,53 @@ class InputBuilder:
     def map(self, key: Ty, value: Ty, name: str, depth: int) -> tuple[Any, Shadow]:
         """A map of `m.$len` entries: keys `m.$key[i]`, values `m[i]` (shadows kept per key).
 
-        Keys are input variables (random rounds and the dictionary choose them) but stay
-        concrete in the run: lookups with a symbolic key are concretized by the tracker. A key
-        repeated by the assignment keeps its first entry, as a map literal would not.
+        String and int keys are symbolic: the map's slots (`stdlib.maps.MapSlots`) let lookups,
+        `has`, `keys()` and `length()` be solved for, including keys of entries this run does not
+        have yet (slots up to `max_len`, pairwise distinct by their domain). A key repeated by the
+        assignment (random rounds) keeps its first entry, as a map literal would, and the map's
+        keys then stay concrete.
         """
         limit = self.max_len if depth < MAX_DEPTH else 0
-        n, _ = self.bounded(f"{name}.$len", 0, limit)
+        n, n_var = self.bounded(f"{name}.$len", 0, limit)
         out: dict[Any, Any] = {}
         shadows: dict[Any, Shadow] = {}
+        key_shadows: list[Shadow] = []
         for i in range(n):
-            k, _ = self.build(key, f"{name}.$key[{i}]", depth + 1)
+            k, k_shadow = self.build(key, f"{name}.$key[{i}]", depth + 1)
             v, shadow = self.build(value, f"{name}[{i}]", depth + 1)
+            key_shadows.append(k_shadow)
             if k in out:
                 continue
             out[k] = v
             shadows[k] = shadow
         for k, shadow in shadows.items():
             self.hset(out, ("k", k), shadow)
+        slots = self.map_slots(key, name, n, n_var, limit, key_shadows)
+        if slots is not None and len(out) == n:
+            self.hset(out, maps.SLOTS, slots)
         return out, None
+
+    def map_slots(self, key: Ty, name: str, n: int, n_var: Expr, limit: int,
+                  built: list[Shadow]) -> maps.MapSlots | None:
+        """The slots of an input map whose keys are strings or ints (None: keys stay concrete)."""
+        while isinstance(key, AliasT):
+            key = self.view.alias_target(key.name)
+        sort = {"string": Sort.STRING, "int": Sort.INT}.get(key.name) if isinstance(key, Prim) else None
+        if sort is None or not all(isinstance(k, Expr) for k in built):
+            return None
+        x = self.x
+        keys: list[Expr] = []
+        for i in range(limit):
+            k = x.var(f"{name}.$key[{i}]", sort)
+            if i >= n and k.value not in self.space.sorts:
+                self.space.sorts[k.value] = sort
+            # Distinct keys, as in any map: slot i, when present, differs from every slot before it.
+            if keys:
+                self.space.domains[k.value] = [
+                    x.or_(x.le(n_var, x.const(i)), x.and_(*(x.not_(x.eq(k, j)) for j in keys)))]
+            keys.append(k)
+        guards = tuple(x.lt(x.const(i), n_var) for i in range(limit))
+        return maps.MapSlots(guards, tuple(keys), tuple(i < n for i in range(limit)), n_var)
 
     def union(self, ty: UnionT, name: str, depth: int) -> tuple[Any, Shadow]:
         members = list(ty.members)

@@ -165,6 +165,7 @@ def _copy_shadows(t: Tracker, src: Any, dst: Any, depth: int) -> None:
             t.hset(dst, i, t.hget(src, i))
             _copy_shadows(t, a, b, depth + 1)
     elif isinstance(src, dict) and isinstance(dst, dict):
+        t.hset(dst, "$slots", t.hget(src, "$slots"))  # the same keys in the same order
         for k in src:
             if k in dst:
                 t.hset(dst, ("k", k), t.hget(src, ("k", k)))

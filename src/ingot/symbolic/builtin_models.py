@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ingot.stdlib import MUTATES, REGISTRY
+from ingot.stdlib import MUTATES, REGISTRY, maps
 from ingot.stdlib.spec import Model
 from ingot.symbolic.shadow import Shadow
 
@@ -29,6 +29,8 @@ def call(t: TrackedVM, frame: Frame, key: str, fn: Callable[..., Any], args: lis
         return model(t, frame, fn, args, shadows)
     for a, s in zip(args, shadows):
         t.concretize(frame, s, a)
+        if isinstance(a, dict):
+            maps.settle(t, frame, a)  # the result may depend on which keys the map has
     if key in MUTATES and args:
         forget_contents(t, frame, args[0])
     return fn(*args), None
@@ -42,8 +44,7 @@ def forget_contents(t: TrackedVM, frame: Frame, container: Any) -> None:
         for i in range(len(container) + 1):
             t.hset(container, i, None)
     elif isinstance(container, dict):
-        for k in list(container):
-            t.hset(container, ("k", k), None)
+        maps.forget(t, frame, container)
 
 
 # Derived from the registry rows' `model` and `deep_model` slots (`ingot.stdlib`).

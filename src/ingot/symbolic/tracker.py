@@ -31,6 +31,7 @@ from ingot.runtime import ops
 from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
+from ingot.stdlib import maps
 from ingot.symbolic import builtin_models
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
@@ -550,6 +551,8 @@ class TrackedVM(VM, TrackerRuntime):
 
     def read_index_tracked(self, frame: Frame, base: Any, index: Any, sindex: Shadow) -> tuple[Any, Shadow]:
         """`base[index]` and its shadow (after the bounds or key check)."""
+        if isinstance(base, dict):
+            return self.read_key(frame, base, index, sindex)
         self.index_check(frame, base, index, sindex)
         result = read_index(base, index)
         if isinstance(base, list):
@@ -559,6 +562,14 @@ class TrackedVM(VM, TrackerRuntime):
     def write_index_tracked(self, frame: Frame, base: Any, index: Any, sindex: Shadow, value: Any,
                             shadow: Shadow) -> None:
         """`base[index] = value`, moving its shadow into the heap."""
+        if isinstance(base, dict):
+            if not self.pruned(frame) and (sindex is not None or self.hget(base, maps.SLOTS) is not None):
+                maps.store(self, frame, base, index, sindex, lambda: write_index(base, index, value))
+            else:
+                self.concretize(frame, sindex, index)
+                write_index(base, index, value)
+            self.hset(base, ("k", index), shadow)
+            return
         self.index_check(frame, base, index, sindex)
         write_index(base, index, value)
         key = (index + len(base) if index < 0 else index) if isinstance(base, list) else ("k", index)
@@ -586,6 +597,25 @@ class TrackedVM(VM, TrackerRuntime):
                 present = [x.eq(key, x.const(k)) for k in base if type(k) is type(index)]
                 self.check(frame, "MapKeyNotFound", x.or_(*present), index in base)
             self.concretize(frame, sindex, index)
+
+    def read_key(self, frame: Frame, base: dict[Any, Any], key: Any, skey: Shadow) -> tuple[Any, Shadow]:
+        """`m[key]`: panics `MapKeyNotFound` unless the key is present (a CHECK when the map's slots or
+        the key are symbolic); the value's shadow, its slot pinned (`stdlib.maps`)."""
+        followed = None
+        if (skey is not None or self.hget(base, maps.SLOTS) is not None) and not self.pruned(frame):
+            found = maps.key_expr(self, base, key, skey)
+            if found is None:
+                self.concretize(frame, skey, key)
+            else:
+                present = key in base if type(key) in maps.MODELLED_KEYS else False
+                self.check(frame, "MapKeyNotFound", maps.has_expr(self, *found), present)
+                followed = found
+        result = read_index(base, key)  # panics when the key is missing
+        shadow = self.hget(base, ("k", key))
+        if followed is not None and shadow is not None:
+            slots, ek = followed
+            maps.pin(self, frame, slots, maps.slot_of(slots, base, key), ek)
+        return result, shadow
 
     def type_test_shadow(self, frame: Frame, test: Callable[[Any], bool], value: Any, shadow: Shadow,
                          result: bool) -> Shadow:
