@@ -650,7 +650,7 @@ class FunctionTranslator(ControlFlow, KindInference):
                 elif len(parts) == 1 and shape[0] is not None:
                     self.out(f"{t} = {parts[0]}")
                 else:
-                    self.out(f"{t} = ''.join(({', '.join(parts)},))")
+                    self.out(f"{t} = _join(({', '.join(parts)},))")
                 push_result(t)
             elif op == Op.CALL:
                 index, argc = arg
@@ -692,6 +692,8 @@ class FunctionTranslator(ControlFlow, KindInference):
                           f"(_g := FV{argc}.get({target}.function)) is not None:")
                 self.indent += 1
                 self.out("if d >= MAXD: raise _overflow()")
+                if mod.budget:
+                    self.out("_tick()")
                 self.out(f"{t} = _g(d + 1, {target}.cells{''.join(', ' + x for x in args)})")
                 self.indent -= 1
                 self.out("else:")
