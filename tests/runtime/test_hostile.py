@@ -91,6 +91,21 @@ function JoinedCopies() -> int {
 MiB = 2**20
 
 
+# Runs `ingot run` and reports the child's peak resident memory (VmHWM: its own address space's,
+# unlike ru_maxrss, which inherits the forking parent's size) on the last line of stderr.
+CHILD = """
+import atexit, sys
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("\\n" + line)
+atexit.register(peak)
+from ingot.cli import entry
+sys.argv[0] = "ingot"
+entry()
+"""
+
+
 def run_cli(tmp_path: Path, function: str, *options: str, args: str = "{}") -> tuple[int, str, int, float]:
     """`ingot run` in a child: (exit status, stderr, peak resident bytes of the child, seconds)."""
     source = tmp_path / "hostile.baml"
@@ -98,13 +113,12 @@ def run_cli(tmp_path: Path, function: str, *options: str, args: str = "{}") -> t
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "ingot.cli", "run", str(source), function, "--args", args,
-                             *options], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    assert proc.stderr is not None
-    err = proc.stderr.read().decode()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, usage.ru_maxrss * 1024, time.monotonic() - started
+    proc = subprocess.run([sys.executable, "-c", CHILD, "run", str(source), function, "--args", args, *options],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True, timeout=600)
+    seconds = time.monotonic() - started
+    err, _, peak = proc.stderr.rstrip().rpartition("\n")
+    assert peak.startswith("VmHWM:") and peak.endswith("kB"), proc.stderr[-2000:]
+    return proc.returncode, err, int(peak.split()[1]) * 1024, seconds
 
 
 def last_line(stderr: str) -> str:

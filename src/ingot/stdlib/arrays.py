@@ -271,7 +271,7 @@ rows.method("at", array_at, sig(INT, ret=optional(T)))
 rows.internal("get_index", array_get_index)
 rows.internal("set_index", array_set_index, mutates=True)
 # inline: the push, or (past the VM's array limit, MAXA) the AllocFailure `array_push` raises too
-rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{target} = len({0}) + 1; {0}.append({1}) if {target} <= MAXA else _check_array({target})", result="int", nonnegative=True)
+rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}) if len({0}) < MAXA else _check_array(len({0}) + 1); {target} = len({0})", result="int", nonnegative=True)
 rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True)
 rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)))
 rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1))
