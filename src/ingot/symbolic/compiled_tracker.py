@@ -62,6 +62,9 @@ _CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None)
 class TrackedTranslator(FunctionTranslator):
     """Emits one BAML function with shadow variables and tracker calls where values can be symbolic."""
 
+    TICK = "_tick()"  # the tracked VM counts steps in `VM.tick`
+    STEP_GLOBALS = False
+
     # -- what can be symbolic ---------------------------------------------------------------
     def analyse(self) -> None:
         super().analyse()

@@ -123,8 +123,27 @@ class CompiledVM(VM):
     """A `VM` whose functions run as generated Python code; same options, same results."""
 
     def __init__(self, program: BexProgram, *args: Any, **options: Any) -> None:
+        # The step count and the step of the next limit check are globals of the generated code
+        # (`_steps`, `_NEXT`): this dict until the namespace exists, then the namespace itself.
+        self._counters: dict[str, Any] = {"_steps": 0, "_NEXT": 0}
         super().__init__(program, *args, **options)
         self._funcs: list[Any] | None = None
+
+    @property  # type: ignore[override]
+    def steps(self) -> int:
+        return int(self._counters["_steps"])
+
+    @steps.setter
+    def steps(self, value: int) -> None:
+        self._counters["_steps"] = value
+
+    @property  # type: ignore[override]
+    def _next_check(self) -> int:
+        return int(self._counters["_NEXT"])
+
+    @_next_check.setter
+    def _next_check(self, value: int) -> None:
+        self._counters["_NEXT"] = value
 
     def functions(self) -> list[Any]:
         """This VM's Python function per BAML function (None for LLM functions)."""
@@ -146,6 +165,9 @@ class CompiledVM(VM):
         ns["_call_external"] = self.call_external
         ns["_rethrow"] = self.pending_rethrow
         ns["_tick"] = self.tick
+        ns["_check"] = self.check_limits
+        ns.update(self._counters)
+        self._counters = ns
         ns["_catch"] = make_catch(self)
         ns["__name__"] = "ingot.bex.compiled_program"
         exec(mod.code, ns)  # noqa: S102 - our own generated code
