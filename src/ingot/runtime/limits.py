@@ -31,7 +31,7 @@ from ingot.runtime.errors import BamlRaise, panic
 
 # The defaults of every entry point (`ingot run`, `ingot test`, `Program.call`; `ingot mcp` keeps
 # its own, tighter step and time limits). README's "Limits" table lists them.
-MAX_STEPS = 100_000_000  # loop iterations and calls: 10 s to a few minutes of pure looping
+MAX_STEPS = 100_000_000  # loop iterations and calls: tens of seconds to minutes of pure looping
 TIMEOUT_S = 600.0  # wall clock of one call, LLM and host calls included
 MAX_MEMORY_MB = 2048  # resident memory a call may add to the process
 MAX_STRING_LENGTH = 2**28  # characters (256 Mi): 60x the longest prompt any model reads
