@@ -19,8 +19,9 @@ from ingot.convert import ArgumentConverter, ArgumentError, to_python
 from ingot.llm.mocks import Replies
 from ingot.mir.api import ProgramView
 from ingot.project import project_files, read_sources
-from ingot.runtime import ops
-from ingot.runtime.errors import BamlError, panic
+from ingot.runtime import limits, ops
+from ingot.runtime.errors import BamlError
+from ingot.runtime.limits import Sizes
 from ingot.runtime.values import Instance
 
 # Execution tiers: the reference interpreter, and BEX translated to Python functions.
@@ -59,16 +60,26 @@ class CallOptions:
     """
 
     max_depth: int = DEFAULT_MAX_DEPTH
-    max_steps: int | None = None
+    # The limits (README, "Limits"); None lifts one.
+    max_steps: int | None = limits.MAX_STEPS  # loop iterations and calls: InstructionLimit
+    timeout: float | None = limits.TIMEOUT_S  # seconds of wall clock: Cancelled
+    max_memory: int | None = limits.MAX_MEMORY_MB  # MiB the call may add to the process: AllocFailure
+    max_string_length: int | None = limits.MAX_STRING_LENGTH  # characters: AllocFailure
+    max_array_length: int | None = limits.MAX_ARRAY_LENGTH  # elements: AllocFailure
+    max_map_length: int | None = limits.MAX_MAP_LENGTH  # entries: AllocFailure
     llm: Mapping[str, Any] | LlmHandler | None = None
     tier: str | None = None
-    # Asked every STOP_CHECK_STEPS steps (backward jumps and calls); a reason (a str) stops
+    # Asked every `limits.CHECK_EVERY` steps (backward jumps and calls); a reason (a str) stops
     # the call with a `baml.panics.Cancelled` panic carrying it: time limits, cancellation.
     stop: Callable[[], str | None] | None = None
 
+    def vm_options(self) -> dict[str, Any]:
+        """The VM's keyword arguments for these limits."""
+        sizes = Sizes(self.max_string_length, self.max_array_length, self.max_map_length)
+        return {"max_depth": self.max_depth, "max_steps": self.max_steps, "timeout": self.timeout,
+                "max_memory": self.max_memory, "sizes": sizes, "stop": self.stop}
 
-STOP_CHECK_STEPS = 256
-UNLIMITED_STEPS = 2**62  # a budget that never runs out, so that the VM counts steps for `stop`
+
 OPTION_NAMES = frozenset(f.name for f in fields(CallOptions))
 
 
@@ -175,7 +186,7 @@ class Program:
                                          hint=OPTION_NAMES)
 
     def options(self, **options: Any) -> Calls:
-        """Call this program's functions with options (`max_depth`, `max_steps`, `llm`, `tier`).
+        """Call this program's functions with options (the limits of `CallOptions`, `llm`, `tier`, `stop`).
 
         `program.options(llm={"Classify": reply}, max_steps=10_000).call("Route", message="hi")`
         """
@@ -214,10 +225,7 @@ class Program:
         tier = opts.tier
         if tier is None and ops.FLOAT_LIKE and any(holds_float_like(v) for v in values):
             tier = "interp"
-        max_steps = opts.max_steps if opts.max_steps is not None or opts.stop is None else UNLIMITED_STEPS
-        vm = vm_class(tier)(self.bex, max_depth=opts.max_depth, max_steps=max_steps, llm=self.llm_handler(opts.llm))
-        if opts.stop is not None:
-            stop_when(vm, opts.stop)
+        vm = vm_class(tier)(self.bex, llm=self.llm_handler(opts.llm), **opts.vm_options())
         return to_python(vm.call(self.function(name), values))
 
     def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
@@ -245,26 +253,6 @@ class Program:
 
     def vm(self, tier: str | None = None, **options: Any) -> VM:
         return vm_class(tier)(self.bex, **options)
-
-
-def stop_when(vm: VM, stop: Callable[[], str | None]) -> None:
-    """Make `vm` panic with `Cancelled` once `stop()` gives a reason (asked at step ticks).
-
-    Both tiers tick through `vm.tick` on every backward jump and call when a step budget is
-    set; the wrapper keeps raising on every later tick, so a `catch` cannot outlive the stop.
-    """
-    count = vm.tick
-    stopped: list[str] = []
-
-    def tick() -> None:
-        count()
-        if stopped or vm.steps % STOP_CHECK_STEPS == 0:
-            reason = stopped[0] if stopped else stop()
-            if reason is not None:
-                stopped[:1] = [reason]
-                raise panic("Cancelled", message=reason)
-
-    vm.tick = tick  # type: ignore[method-assign]
 
 
 def holds_float_like(value: Any, depth: int = 0) -> bool:

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 import click
 
 from ingot.api import HostError, Program, load
+from ingot.cli_limits import call_options, limit_options
 from ingot.convert import ArgumentError, ResultTooDeep, to_json_text
 from ingot.runtime.errors import BamlError
 from ingot.syntax.diagnostics import CompileError, render_all
@@ -122,16 +123,18 @@ def check(paths: tuple[Path, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print {\"value\": ...} or {\"error\": ...} as JSON.")
 @click.option("--llm", "llm_mocks", multiple=True, metavar="FUNC=REPLY|@FILE",
               help="Mock an LLM function: a raw reply text (or @file holding it, or JSON). Repeatable.")
-@click.option("--max-depth", default=20_000, show_default=True, help="Maximum BAML call depth.")
-@click.option("--max-steps", type=int, default=None, help="Budget of loop iterations and calls.")
+@limit_options
 @click.option("--allow-hosts", is_flag=True, help="Import the Python host functions the source names.")
 @click.option("--stream", is_flag=True, help="Stream an LLM function: print each partial value as a JSON line.")
-def run(paths: tuple[Path, ...], function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...], max_depth: int,
-        max_steps: int | None, allow_hosts: bool, stream: bool) -> None:
+def run(paths: tuple[Path, ...], function: str, args_text: str, as_json: bool, llm_mocks: tuple[str, ...],
+        allow_hosts: bool, stream: bool, **limits: Any) -> None:
     """Run FUNCTION of the program in PATHs with --args and print its result as JSON.
 
-    LLM functions call their declared client unless mocked with --llm.
+    LLM functions call their declared client unless mocked with --llm. Every run is bounded
+    (--max-steps, --timeout, --max-memory, sizes, --max-depth): past a limit it ends with a
+    BAML panic (InstructionLimit, Cancelled, AllocFailure, StackOverflow), exit 1.
     """
+    options = call_options(limits)
     program = load_or_exit(paths, allow_hosts)
     args = parse_json_option(args_text, "--args")
     if stream:
@@ -146,7 +149,7 @@ def run(paths: tuple[Path, ...], function: str, args_text: str, as_json: bool, l
     from ingot.llm import MockError
 
     try:
-        value = program.run(function, args, max_depth=max_depth, max_steps=max_steps, llm=mocks)
+        value = program.run(function, args, llm=mocks, **options)
     except ArgumentError as e:
         fail(f"error: {e}", 2)
     except ResultTooDeep as e:

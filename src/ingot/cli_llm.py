@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from ingot.cli_limits import call_options, limit_options
+
 PATHS = click.Path(exists=True, path_type=Path)
 PROJECT_HELP = "PATH is a .baml file or a directory of them; several PATHs compile as one program."
 
@@ -59,14 +61,18 @@ def parse_llm_options(specs: tuple[str, ...]) -> dict[str, Any]:
               help="Mock an LLM function (repeat for one reply per call); others call their client.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
 @click.option("--allow-hosts", is_flag=True, help="Import the Python host functions the source names.")
+@limit_options
 def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[str, ...], as_json: bool,
-                 allow_hosts: bool) -> None:
-    """Run the `test` and `testset` blocks of the program in PATHs, grouped by the file they are in."""
-    from ingot.api import HostError, load
+                 allow_hosts: bool, **limits: Any) -> None:
+    """Run the `test` and `testset` blocks of the program in PATHs, grouped by the file they are in.
+
+    Each test runs within the limits (--max-steps, --timeout, ...); one past a limit fails."""
+    from ingot.api import CallOptions, HostError, load
     from ingot.llm.testing import TestResult, display_path, make_test_id, matches, run_test
     from ingot.syntax.diagnostics import CompileError, render_all
 
     mocks = parse_llm_options(llm_mocks)
+    options = CallOptions(**call_options(limits))
     started = time.perf_counter()
     results: list[TestResult] = []
     broken: list[tuple[str, str, str]] = []  # (file, message, what is wrong)
@@ -87,7 +93,7 @@ def test_command(paths: tuple[Path, ...], pattern: str | None, llm_mocks: tuple[
             where = program.source_path(program.bex.by_name[function].file)
             shown = display_path(where) if where is not None else program.name
             if matches(pattern, make_test_id(shown, name, testset)):
-                result = run_test(program, shown, name, testset, function, _fresh(mocks))
+                result = run_test(program, shown, name, testset, function, _fresh(mocks), options)
                 per_file.setdefault(shown, []).append(result)
                 results.append(result)
     elapsed = time.perf_counter() - started

@@ -18,7 +18,7 @@ import pytest
 
 import ingot
 from ingot.bex.compiled import CompiledVM, source_of
-from ingot.bex.vm import VM
+from ingot.bex.vm import TRACE_HEAD, TRACE_TAIL, VM
 from ingot.convert import to_python
 from ingot.runtime.errors import BamlError
 
@@ -92,7 +92,9 @@ def test_deep_recursion_works_and_too_deep_is_a_stack_overflow() -> None:
     with pytest.raises(BamlError) as e:
         CompiledVM(program.bex).call(fn, [500_000])
     assert e.value.kind == "StackOverflow" and e.value.is_panic
-    assert len(e.value.trace) == 20_000
+    trace = e.value.trace  # 20,000 frames: the outermost and innermost kept, the others counted
+    assert len(trace) == TRACE_HEAD + 1 + TRACE_TAIL and trace[TRACE_HEAD].omitted == 20_000 - len(trace) + 1
+    assert str(trace[TRACE_HEAD]) == f"... {20_000 - len(trace) + 1} frames omitted ..."
     assert sys.getrecursionlimit() >= limit
     # the interpreter still works afterwards, and the process is intact
     assert CompiledVM(program.bex).call(fn, [10]) == 10

@@ -14,18 +14,34 @@ transfer table: the tracker has its own loop, so a plain run pays nothing for it
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ingot.bex.opcodes import BINARY, OPCODES, Op
 from ingot.bex.program import PRELUDE_PREFIX, BexFunction, BexProgram, Cell, Closure
-from ingot.runtime import ops
+from ingot.runtime import limits, ops
 from ingot.runtime.errors import BamlError, BamlRaise, Frame, panic
+from ingot.runtime.limits import Sizes, join_text
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
 from ingot.stdlib import BUILTINS
 
 DEFAULT_MAX_DEPTH = 20_000
+
+# A trace longer than TRACE_HEAD + TRACE_TAIL frames keeps its outermost and innermost frames
+# around one that counts the others: a caught stack overflow costs a few hundred objects, not
+# twenty thousand. A handler catching a panic charges the run a step per frame of its whole
+# trace (the compiled tier walks the stack to build it), so catching panics deep down, again
+# and again, cannot outrun the step budget.
+TRACE_HEAD = 20
+TRACE_TAIL = 40
+# Caught values remembered for `rethrow` (to re-raise them with their first trace); past this
+# the oldest are forgotten, and rethrowing one of those starts a new trace at the rethrow.
+CAUGHT_KEPT = 256
+
+# A stop request: asked every `limits.CHECK_EVERY` steps; a reason (a str) stops the run.
+StopRequest = Callable[[], "str | None"]
 
 # Called for every call of an LLM function: (vm, function, arguments) -> the parsed result.
 LlmHandler = Callable[["VM", BexFunction, list[Any]], Any]
@@ -86,7 +102,14 @@ class VM:
     """Runs functions of one program. Not thread-safe; cheap to create."""
 
     def __init__(self, program: BexProgram, max_depth: int = DEFAULT_MAX_DEPTH,
-                 max_steps: int | None = None, llm: LlmHandler | None = None) -> None:
+                 max_steps: int | None = None, llm: LlmHandler | None = None, *,
+                 timeout: float | None = None, max_memory: int | None = None, sizes: Sizes | None = None,
+                 stop: StopRequest | None = None) -> None:
+        """`max_steps` bounds loop iterations and calls, `timeout` the seconds of a `call`,
+        `max_memory` the MiB of resident memory a `call` may add to the process; `sizes` holds
+        the string, array and map limits (default: the running context's); `stop` is asked
+        every `limits.CHECK_EVERY` steps and a reason it gives ends the run (`Cancelled`).
+        Without any of these (the default) the generated code counts no steps at all."""
         self.program = program
         self.max_depth = max_depth
         self.max_steps = max_steps
@@ -94,12 +117,28 @@ class VM:
         self.llm = llm
         self.globals: list[Any] = [_UNSET] * len(program.globals)
         self.caught: dict[int, BamlRaise] = {}  # id(value) -> its raise, for `rethrow`
+        self.timeout = timeout
+        self.max_memory = max_memory
+        self.stop = stop
+        base = sizes if sizes is not None else limits.current()
+        if max_memory is not None:
+            base = limits.new_sizes(base.string, base.array, base.map, max_memory)
+        self.sizes = base
+        self.deadline: float | None = None
+        self.periodic = timeout is not None or max_memory is not None or stop is not None
+        self.counting = max_steps is not None or self.periodic  # ticks are generated and counted
+        self._stopped: BamlRaise | None = None  # the limit panic that ended the run, raised again on every tick
+        self._next_check = 0  # the step count at which `tick` looks at the limits
+        self._next_periodic = 0
 
     # -- entry points ---------------------------------------------------------------
     def call(self, fn: BexFunction | Closure, args: list[Any]) -> Any:
-        """Run a function to completion; a value escaping it raises `BamlError`."""
+        """Run a function to completion within the VM's limits; a value escaping it raises `BamlError`."""
+        if self.timeout is not None:
+            self.deadline = time.monotonic() + self.timeout
         try:
-            return self.invoke(fn, args)
+            with limits.using(self.sizes):
+                return self.invoke(fn, args)
         except BamlRaise as e:
             raise BamlError(e.value, e.trace) from None
 
@@ -167,7 +206,7 @@ class VM:
         builtins = program.builtins
         classes = list(program.classes.values())
         max_depth = self.max_depth - 1
-        budget = self.max_steps
+        budget = True if self.counting else None
         add, sub, eq, lt, gt, truthy = ops.add, ops.sub, ops.eq, ops.lt, ops.gt, ops.truthy
         binary_impl, unary_impl = BINARY_IMPL, UNARY_IMPL
         while True:
@@ -332,7 +371,7 @@ class VM:
                         if n:
                             del stack[len(stack) - n:]
                         it = iter(values)
-                        stack.append("".join(p if p is not None else render_value(next(it)) for p in shape))
+                        stack.append(join_text([p if p is not None else render_value(next(it)) for p in shape]))
                     elif op is CALL_VALUE:
                         argc = arg
                         call_args = stack[len(stack) - argc:] if argc else []
@@ -349,6 +388,8 @@ class VM:
                             continue
                         if len(frames) >= max_depth:
                             raise panic("StackOverflow", message="stack overflow")
+                        if budget is not None:
+                            self.tick()
                         frames.append((fn, code, consts, locals_, stack, pc, cells))
                         fn, code, consts, cells = callee, callee.code, callee.consts, target.cells
                         locals_ = self.enter(callee, call_args)
@@ -379,7 +420,7 @@ class VM:
                             locals_[handler.slot] = Cell(exc.value)
                         else:
                             locals_[handler.slot] = exc.value
-                        self.caught[id(exc.value)] = exc
+                        self.remember_caught(exc)
                         stack = []
                         pc = handler.target
                         break
@@ -406,15 +447,50 @@ class VM:
             locals_[slot] = Cell(locals_[slot])
         return locals_
 
+    def remember_caught(self, exc: BamlRaise) -> None:
+        """A handler caught `exc`: charge its trace's frames as steps (see TRACE_HEAD) and keep it
+        for `rethrow`; the oldest go past `CAUGHT_KEPT`."""
+        self.steps += sum(f.omitted or 1 for f in exc.trace)
+        caught = self.caught
+        caught[id(exc.value)] = exc
+        if len(caught) > CAUGHT_KEPT:
+            del caught[next(iter(caught))]
+
     def tick(self) -> None:
+        """One step (a backward jump or a call): count it; now and then look at the limits."""
         self.steps += 1
+        if self.steps >= self._next_check:
+            self.check_limits()
+
+    def check_limits(self) -> None:
+        """Raise the panic of the first limit passed; once stopped, every later tick raises again
+        (with the first trace), so a `catch` cannot outlive a limit."""
+        if self._stopped is not None:
+            self._next_check = 0
+            raise BamlRaise(self._stopped.value, self._stopped.trace)
         if self.max_steps is not None and self.steps > self.max_steps:
-            raise panic("InstructionLimit", message=f"instruction budget of {self.max_steps} exceeded")
+            raise self.stopped(panic("InstructionLimit", message=f"instruction budget of {self.max_steps} "
+                                     "exceeded (max_steps)"))
+        if self.periodic and self.steps >= self._next_periodic:
+            self._next_periodic = self.steps + limits.CHECK_EVERY
+            reason = self.stop() if self.stop is not None else None
+            if reason is None and self.deadline is not None and time.monotonic() > self.deadline:
+                reason = f"time limit of {self.timeout:g} s exceeded (timeout)"
+            if reason is not None:
+                raise self.stopped(panic("Cancelled", message=reason))
+            self.sizes.check_memory()
+        ends = self.max_steps + 1 if self.max_steps is not None else 2**62
+        self._next_check = min(ends, self._next_periodic) if self.periodic else ends
+
+    def stopped(self, exc: BamlRaise) -> BamlRaise:
+        self._stopped = exc
+        self._next_check = 0
+        return exc
 
     def error_trace(self, frames: list[tuple[Any, ...]], fn: BexFunction, pc: int) -> list[Frame]:
-        out = [Frame(f[0].qualified, f[0].file, f[0].line_at(f[5] - 1)) for f in frames]
-        out.append(Frame(fn.qualified, fn.file, fn.line_at(pc - 1)))
-        return user_frames(out)
+        entries = [(f[0], f[5]) for f in frames]
+        entries.append((fn, pc))
+        return bounded_trace(entries, lambda e: e[0], lambda e: Frame(e[0].qualified, e[0].file, e[0].line_at(e[1] - 1)))
 
 
 
@@ -440,6 +516,21 @@ _ARRAY_GET = BUILTINS["array.get_index"]
 _ARRAY_SET = BUILTINS["array.set_index"]
 _MAP_GET = BUILTINS["map.get_index"]
 _MAP_SET = BUILTINS["map.set_index"]
+
+
+E = TypeVar("E")
+
+
+def bounded_trace(entries: list[E], function_of: Callable[[E], BexFunction], frame_of: Callable[[E], Frame]) -> list[Frame]:
+    """The trace of a stack given outermost first: prelude frames left out (unless nothing else is
+    left), at most TRACE_HEAD + TRACE_TAIL frames built, the others counted by one marker frame."""
+    prelude = PRELUDE_PREFIX
+    user = [e for e in entries if not function_of(e).qualified.startswith(prelude)] or entries
+    if len(user) <= TRACE_HEAD + TRACE_TAIL:
+        return [frame_of(e) for e in user]
+    omitted = len(user) - TRACE_HEAD - TRACE_TAIL
+    return ([frame_of(e) for e in user[:TRACE_HEAD]] + [Frame("...", "", 0, omitted)]
+            + [frame_of(e) for e in user[-TRACE_TAIL:]])
 
 
 def user_frames(frames: list[Frame]) -> list[Frame]:

@@ -68,12 +68,14 @@ def matches(pattern: str | None, test_id_: str) -> bool:
 
 
 def run_test(program: Any, file: str, name: str, testset: str | None, function: str,
-             mocks: Mapping[str, Any] | None = None) -> TestResult:
+             mocks: Mapping[str, Any] | None = None, options: Any = None) -> TestResult:
+    """Run one test within `options`' limits (an `ingot.CallOptions`; the defaults if None)."""
+    from ingot.api import CallOptions
     from ingot.llm.mocks import MockError
     from ingot.llm.runtime import LlmRuntime
 
     handler = LlmRuntime(program.view, mocks=dict(mocks or {}))
-    vm = program.vm(llm=handler)
+    vm = program.vm(llm=handler, **(options or CallOptions()).vm_options())
     start = time.perf_counter()
     try:
         vm.call(program.bex.by_name[function], [])

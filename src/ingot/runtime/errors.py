@@ -106,8 +106,11 @@ class Frame:
     function: str
     file: str
     line: int
+    omitted: int = 0  # > 0: not a frame but the count of frames left out of a long trace here
 
     def __str__(self) -> str:
+        if self.omitted:
+            return f"... {self.omitted} frames omitted ..."
         return f'File "{self.file}", line {self.line}, in {self.function}'
 
 

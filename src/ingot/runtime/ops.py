@@ -53,6 +53,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ingot.runtime.errors import BamlRaise, panic
+from ingot.runtime.limits import check_string
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance
 
 __all__ = [
@@ -138,6 +139,7 @@ def add(a: Any, b: Any) -> Any:
             return r
         raise _overflow(f"{a} + {b}")
     if type(a) is str and type(b) is str:
+        check_string(len(a) + len(b))
         return a + b
     x, y = _floats("+", a, b)
     return x + y

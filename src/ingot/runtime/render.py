@@ -40,6 +40,7 @@ from typing import Any, SupportsFloat, cast
 
 from ingot.runtime import ops
 from ingot.runtime._unicode import DEBUG_ESCAPED
+from ingot.runtime.limits import join_text
 from ingot.runtime.values import Instance, Variant
 
 __all__ = ["render_value", "render_float", "float_display", "quote_string"]
@@ -67,7 +68,7 @@ def render_value(v: Any) -> str:
             if text is None:
                 return _nested(v)
             parts.append(text)
-        return "[" + ", ".join(parts) + "]"
+        return "[" + join_text(parts, ", ") + "]"
     return _nested(v)
 
 
@@ -276,4 +277,4 @@ def _nested(root: Any) -> str:
             for i in range(len(fields) - 1, -1, -1):
                 push(fields[i])
                 push(_Text(f", {names[i]}: " if i else f"{v.cls.short_name} {{ {names[0]}: "))
-    return "".join(out)
+    return join_text(out)

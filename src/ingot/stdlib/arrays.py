@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ingot.runtime.errors import panic, throw_error
+from ingot.runtime.limits import array_limit, check_array, join_text
 from ingot.runtime.ops import add, float_key
 from ingot.runtime.render import render_value
 from ingot.semantics.types import ANY, BOOL, FLOAT, INT, NULL, STRING, FuncT, ListT, optional
@@ -89,6 +90,9 @@ def array_set_index(xs: list[Any], index: int, value: Any) -> None:
 
 
 def array_push(xs: list[Any], item: Any) -> int:
+    limit = array_limit()
+    if limit is not None and len(xs) >= limit:
+        check_array(len(xs) + 1)
     xs.append(item)
     return len(xs)
 
@@ -98,6 +102,7 @@ def array_pop(xs: list[Any]) -> Any:
 
 
 def array_concat(xs: list[Any], other: list[Any]) -> list[Any]:
+    check_array(len(xs) + len(other))
     return xs + other
 
 
@@ -138,7 +143,7 @@ def array_last_index_of(xs: list[Any], item: Any) -> int | None:
 
 
 def array_join(xs: list[Any], separator: str) -> str:
-    return separator.join([render_value(x) for x in xs])
+    return join_text([render_value(x) for x in xs], separator)
 
 
 def _sum_float(xs: list[float]) -> float:
@@ -201,6 +206,7 @@ def array_remove_at(xs: list[Any], index: int) -> Any:
 
 
 def array_unshift(xs: list[Any], item: Any) -> int:
+    check_array(len(xs) + 1)
     xs.insert(0, item)
     return len(xs)
 
@@ -210,6 +216,7 @@ def array_insert(xs: list[Any], item: Any, idx: int) -> int:
     n = len(xs)
     if not -n <= idx <= n:
         raise _invalid(f"array.insert: idx ({idx}) is out of range for length {n}")
+    check_array(n + 1)
     xs.insert(idx + n if idx < 0 else idx, item)
     return len(xs)
 
@@ -230,6 +237,7 @@ def array_splice(xs: list[Any], start: int, count: int, replace: list[Any]) -> N
         raise _invalid(f"array.splice: count ({count}) is negative")
     if start < 0:
         start += n
+    check_array(n - len(xs[start : start + count]) + len(replace))
     xs[start : start + count] = list(replace)
 
 
@@ -262,7 +270,8 @@ rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{
 rows.method("at", array_at, sig(INT, ret=optional(T)))
 rows.internal("get_index", array_get_index)
 rows.internal("set_index", array_set_index, mutates=True)
-rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}); {target} = len({0})", result="int", nonnegative=True)
+# inline: the push, or (past the VM's array limit, MAXA) the AllocFailure `array_push` raises too
+rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}) if len({0}) < MAXA else _check_array(len({0}) + 1); {target} = len({0})", result="int", nonnegative=True)
 rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True)
 rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)))
 rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1))

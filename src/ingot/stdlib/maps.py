@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ingot.runtime.errors import panic
+from ingot.runtime.limits import check_map, current
 from ingot.runtime.render import render_value
 from ingot.semantics.types import BOOL, INT, NULL, STRING, ListT, optional
 from ingot.stdlib.spec import K, Rows, Tracker, V, sig
@@ -37,8 +38,17 @@ def map_get_index(m: dict[Any, Any], key: Any) -> Any:
         raise panic("MapKeyNotFound", key="(unknown)") from None
 
 
+def _room(m: dict[Any, Any], key: Any) -> Any:
+    """`key` as stored, once the map is known to have room for it."""
+    key = _key(key)
+    limit = current().map
+    if limit is not None and len(m) >= limit and key not in m:
+        check_map(len(m) + 1)
+    return key
+
+
 def map_set_index(m: dict[Any, Any], key: Any, value: Any) -> None:
-    m[_key(key)] = value
+    m[_room(m, key)] = value
 
 
 def map_length(m: dict[Any, Any]) -> int:
@@ -62,7 +72,7 @@ def map_get(m: dict[Any, Any], key: Any) -> Any:
 
 
 def map_set(m: dict[Any, Any], key: Any, value: Any) -> Any:
-    key = _key(key)
+    key = _room(m, key)
     previous = m.get(key)
     m[key] = value
     return previous
@@ -73,7 +83,7 @@ def map_delete(m: dict[Any, Any], key: Any) -> Any:
 
 
 def map_get_or_insert(m: dict[Any, Any], key: Any, default: Any) -> Any:
-    return m.setdefault(_key(key), default)
+    return m.setdefault(_room(m, key), default)
 
 
 def map_clear(m: dict[Any, Any]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ingot.runtime import _unicode as uni
 from ingot.runtime.errors import throw_error
+from ingot.runtime.limits import check_array, check_string
 from ingot.runtime.render import render_value
 from ingot.semantics.types import ANY, BOOL, INT, STRING, ListT, optional
 from ingot.stdlib.ordering import compare_rows
@@ -110,11 +111,13 @@ def string_ends_with(s: str, suffix: str) -> bool:
 
 def string_split(s: str, delimiter: str) -> list[str]:
     if not delimiter:
-        return list(s)
+        return string_chars(s)
+    check_array(s.count(delimiter) + 1)
     return s.split(delimiter)
 
 
 def string_chars(s: str) -> list[str]:
+    check_array(len(s))
     return list(s)
 
 
@@ -122,6 +125,7 @@ def string_lines(s: str) -> list[str]:
     """Split on `\\n`, dropping a `\\r` before it; no trailing empty line."""
     if not s:
         return []
+    check_array(s.count("\n") + 1)
     parts = s.split("\n")
     last = parts.pop()  # the text after the final newline: keeps its `\r`
     out = [p[:-1] if p.endswith("\r") else p for p in parts]
@@ -135,10 +139,14 @@ def string_slice(s: str, start: int, end: int) -> str:
 
 
 def string_replace(s: str, search: str, replacement: str) -> str:
+    if len(replacement) > len(search) and search in s:
+        check_string(len(s) + len(replacement) - len(search))
     return s.replace(search, replacement, 1)
 
 
 def string_replace_all(s: str, search: str, replacement: str) -> str:
+    if len(replacement) > len(search):
+        check_string(len(s) + s.count(search) * (len(replacement) - len(search)))
     return s.replace(search, replacement)
 
 
@@ -167,7 +175,10 @@ def string_code_point_at(s: str, index: int) -> int | None:
 
 
 def string_repeat(s: str, count: int) -> str:
-    return s * count if count > 0 else ""
+    if count <= 0:
+        return ""
+    check_string(len(s) * count)
+    return s * count
 
 
 def string_to_string(s: str) -> str:
@@ -175,14 +186,17 @@ def string_to_string(s: str) -> str:
 
 
 def string_add(s: str, other: str) -> str:
+    check_string(len(s) + len(other))
     return s + other
 
 
 def string_to_code_points(s: str) -> list[int]:
+    check_array(len(s))
     return [ord(c) for c in s]
 
 
 def string_from_code_points(code_points: list[int]) -> str:
+    check_string(len(code_points))
     out = []
     for i, cp in enumerate(code_points):
         if not (0 <= cp <= 0x10FFFF) or 0xD800 <= cp <= 0xDFFF:

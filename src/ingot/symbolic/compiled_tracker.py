@@ -20,13 +20,13 @@ the program is translated (cached per program like the concrete tier).
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from ingot.bex.compiled import (
     STATIC_NAMES,
     FunctionTranslator,
     Translation,
+    ensure_recursion_limit,
     inline_builtin,
     make_catch,
     run_entry,
@@ -61,6 +61,9 @@ _CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None)
 
 class TrackedTranslator(FunctionTranslator):
     """Emits one BAML function with shadow variables and tracker calls where values can be symbolic."""
+
+    TICK = "_tick()"  # the tracked VM counts steps in `VM.tick`
+    STEP_GLOBALS = False
 
     # -- what can be symbolic ---------------------------------------------------------------
     def analyse(self) -> None:
@@ -499,7 +502,7 @@ class TrackedTranslator(FunctionTranslator):
         if all(e.sh is None for e in items):
             values = iter(e.expr for e in items)
             parts = [repr(p) if p is not None else f"_render({next(values)})" for p in shape]
-            self.out(f"{s} = ''.join(({''.join(p + ', ' for p in parts)}))")
+            self.out(f"{s} = _join(({''.join(p + ', ' for p in parts)}))")
             return
         self.at()
         name = self.mod.const_name(shape, f"fmt{self.fn.index}_{arg}")
@@ -637,7 +640,8 @@ class CompiledTrackedVM(TrackedVM):
         """What the generated code reads from this VM (bound methods: subclass overrides count)."""
         if self._names is None:
             names = {alias: getattr(self, method) for alias, method in _METHODS.items()}
-            names.update(MAXD=self.max_depth, _global=self.load_global, _rethrow=self.pending_rethrow,
+            names.update(MAXD=self.max_depth, MAXA=self.sizes.array if self.sizes.array is not None else 2**62,
+                         _global=self.load_global, _rethrow=self.pending_rethrow,
                          _tick=self.tick, _catch=make_catch(self), _not=self.x.not_, T=self,
                          _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop, _owners=self.owners,
                          _call_value=self._value_caller(rt.funcs), _H=self.counters(rt),
@@ -700,10 +704,7 @@ class CompiledTrackedVM(TrackedVM):
         rt = self.runtime()
         previous = rt.bound
         rt.bind(self)
-        need = 2 * self.max_depth + 5_000  # one Python frame per BAML frame, a few more per tracker call
-        old = sys.getrecursionlimit()
-        if old < need:
-            sys.setrecursionlimit(need)
+        ensure_recursion_limit(2 * self.max_depth + 5_000)  # one Python frame per BAML frame, a few more per call
         pruned_before = self.inline_pruned()
         try:
             value, self.result_shadow = run_entry(rt.funcs[fn.index], (), [0, *args, *shadows])
@@ -712,7 +713,5 @@ class CompiledTrackedVM(TrackedVM):
             raise panic("StackOverflow", message="stack overflow") from None
         finally:
             self.trace.pruned += self.inline_pruned() - pruned_before
-            if old < need:
-                sys.setrecursionlimit(old)
             if previous is not self:
                 rt.bind(previous)  # None, or the VM whose run this one was nested in (a host callback)

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from ingot.bex.opcodes import ARITH, BINARY, OPCODES, ORDER
 from ingot.bex.opcodes import Op as B
 from ingot.bex.program import BexFunction, Cell, Closure
-from ingot.bex.vm import VM, not_callable, read_index, user_frames, write_index
+from ingot.bex.vm import VM, bounded_trace, not_callable, read_index, write_index
 from ingot.mir.api import FunctionView, ProgramView
 from ingot.runtime import ops
 from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
@@ -197,7 +197,7 @@ class TrackedVM(VM, TrackerRuntime):
                         else:
                             frame.locals[handler.slot] = exc.value
                         frame.shadows[handler.slot] = None
-                        self.caught[id(exc.value)] = exc
+                        self.remember_caught(exc)
                         frame.stack, frame.sstack = [], []
                         frame.pc = handler.target
                         break
@@ -208,9 +208,8 @@ class TrackedVM(VM, TrackerRuntime):
     def frames_trace(self, frames: list[Frame], frame: Frame) -> list[Any]:
         from ingot.runtime.errors import Frame as TraceFrame
 
-        out = [TraceFrame(f.fn.qualified, f.fn.file, f.fn.line_at(f.pc - 1)) for f in frames]
-        out.append(TraceFrame(frame.fn.qualified, frame.fn.file, frame.fn.line_at(frame.pc - 1)))
-        return user_frames(out)
+        return bounded_trace([*frames, frame], lambda f: f.fn,
+                             lambda f: TraceFrame(f.fn.qualified, f.fn.file, f.fn.line_at(f.pc - 1)))
 
     def pop_args(self, frame: Frame, argc: int) -> tuple[list[Any], list[Shadow]]:
         if not argc:

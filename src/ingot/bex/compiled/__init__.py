@@ -50,9 +50,15 @@ from ingot.bex.compiled.codegen import (
     inline_builtin,
     literal,
 )
-from ingot.bex.compiled.runtime import STATIC_NAMES, CompiledVM, make_catch, run_entry
+from ingot.bex.compiled.runtime import (
+    STATIC_NAMES,
+    CompiledVM,
+    ensure_recursion_limit,
+    make_catch,
+    run_entry,
+)
 from ingot.bex.compiled.translation import Translation, source_of, translate
 
 __all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry",
-           "make_catch", "STATIC_NAMES", "literal", "inline_builtin", "OP_RUNTIME", "OP_SYMBOL", "float_operands",
+           "make_catch", "ensure_recursion_limit", "STATIC_NAMES", "literal", "inline_builtin", "OP_RUNTIME", "OP_SYMBOL", "float_operands",
            "float_order"]

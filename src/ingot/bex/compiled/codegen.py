@@ -89,6 +89,12 @@ class _Entry:
 
 
 class FunctionTranslator(ControlFlow, KindInference):
+    # A step (a backward jump or a call) with a budget: the count is a global of the VM's
+    # namespace, compared with the step at which `_check` (the VM's `check_limits`) must look
+    # at the limits; a method call per step would cost more than a tight loop's body.
+    TICK = "_steps += 1; _steps < _NEXT or _check()"
+    STEP_GLOBALS = True  # functions declare `global _steps` (TICK assigns it)
+
     def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
         self.fn = fn
@@ -107,6 +113,8 @@ class FunctionTranslator(ControlFlow, KindInference):
         self.pc = 0
         self.out(self.signature())
         self.indent = 1
+        if self.mod.budget and self.STEP_GLOBALS:
+            self.out("global _steps")
         if not self.code:
             self.out(self.empty_return())
             return
@@ -221,7 +229,7 @@ class FunctionTranslator(ControlFlow, KindInference):
 
     def jump(self, target: int, tick: bool, at: int, always: bool = False) -> None:
         if tick and self.mod.budget and target <= at:
-            self.out("_tick()")
+            self.out(self.TICK)
         if self.structured:
             self.structured_jump(self.arm_pos[target])
             return
@@ -281,7 +289,7 @@ class FunctionTranslator(ControlFlow, KindInference):
                 copy = (not inline and h is None and not self.structured and target in self.dup
                         and target not in self.path and len(self.path) < 4)
                 if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
-                    self.out("_tick()")  # a backward JUMP ticks even when its target's code follows in place
+                    self.out(self.TICK)  # a backward JUMP ticks even when its target's code follows in place
                 if inline:
                     follow = target
                 elif copy:
@@ -650,7 +658,7 @@ class FunctionTranslator(ControlFlow, KindInference):
                 elif len(parts) == 1 and shape[0] is not None:
                     self.out(f"{t} = {parts[0]}")
                 else:
-                    self.out(f"{t} = ''.join(({', '.join(parts)},))")
+                    self.out(f"{t} = _join(({', '.join(parts)},))")
                 push_result(t)
             elif op == Op.CALL:
                 index, argc = arg
@@ -665,7 +673,7 @@ class FunctionTranslator(ControlFlow, KindInference):
                 else:
                     self.out("if d >= MAXD: raise _overflow()")
                     if mod.budget:
-                        self.out("_tick()")
+                        self.out(self.TICK)
                     self.out(f"{t} = f{index}(d + 1, (){''.join(', ' + x for x in args)})")
                 push_result(t)
             elif op == Op.CALL_BUILTIN:
@@ -692,6 +700,8 @@ class FunctionTranslator(ControlFlow, KindInference):
                           f"(_g := FV{argc}.get({target}.function)) is not None:")
                 self.indent += 1
                 self.out("if d >= MAXD: raise _overflow()")
+                if mod.budget:
+                    self.out(self.TICK)
                 self.out(f"{t} = _g(d + 1, {target}.cells{''.join(', ' + x for x in args)})")
                 self.indent -= 1
                 self.out("else:")

@@ -3,48 +3,63 @@
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 from ingot.bex.compiled.translation import _MODULES, translate
 from ingot.bex.opcodes import RUNTIME_FUNCTIONS
 from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
 from ingot.bex.vm import (
-    DEFAULT_MAX_DEPTH,
     VM,
-    LlmHandler,
+    bounded_trace,
     not_callable,
     read_index,
-    user_frames,
     write_index,
 )
 from ingot.runtime import ops
 from ingot.runtime.errors import BamlRaise, Frame, panic
+from ingot.runtime.limits import check_array, join_text
 from ingot.runtime.render import render_value
 from ingot.runtime.values import Instance
 
 
 def _trace_frames(tb: Any, above: Any) -> list[Frame]:
     """A BAML trace from Python frames: `above` and its callers (up to the run's entry),
-    then the traceback's frames (from the catching frame down to the raise)."""
-    outer: list[Frame] = []
+    then the traceback's frames (from the catching frame down to the raise). Only the frames
+    the bounded trace keeps are built (a line number is looked up for those alone)."""
+    modules, entry = _MODULES, _ENTRY_CODE
+    outer: list[tuple[Any, BexFunction, Any]] = []  # (module, function, Python frame), innermost first
     f = above
-    while f is not None and f.f_code is not _ENTRY_CODE:
-        mod = _MODULES.get(f.f_code.co_filename)
-        if mod is not None:
-            fn = mod.by_code_name.get(f.f_code.co_name)
-            if fn is not None:
-                outer.append(mod.frame(fn, f.f_lineno))
-        f = f.f_back
-    outer.reverse()
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        mod = _MODULES.get(code.co_filename)
+    while f is not None:
+        code = f.f_code
+        if code is entry:
+            break
+        mod = modules.get(code.co_filename)
         if mod is not None:
             fn = mod.by_code_name.get(code.co_name)
             if fn is not None:
-                outer.append(mod.frame(fn, tb.tb_lineno))
+                outer.append((mod, fn, f))
+        f = f.f_back
+    outer.reverse()
+    entries: list[tuple[Any, BexFunction, Any]] = outer
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        mod = modules.get(code.co_filename)
+        if mod is not None:
+            fn = mod.by_code_name.get(code.co_name)
+            if fn is not None:
+                entries.append((mod, fn, tb))
         tb = tb.tb_next
-    return user_frames(outer)
+    return bounded_trace(entries, _function_of, _frame_of)
+
+
+def _function_of(entry: tuple[Any, BexFunction, Any]) -> BexFunction:
+    return entry[1]
+
+
+def _frame_of(entry: tuple[Any, BexFunction, Any]) -> Frame:
+    mod, fn, where = entry  # a Python frame (its current line) or a traceback entry (the raising line)
+    return mod.frame(fn, where.f_lineno if hasattr(where, "f_lineno") else where.tb_lineno)
 
 
 def run_entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
@@ -61,7 +76,7 @@ _ENTRY_CODE = run_entry.__code__
 
 
 def make_catch(vm: VM) -> Any:
-    caught = vm.caught
+    remember = vm.remember_caught
     getframe = sys._getframe
 
     def _catch(e: BamlRaise) -> None:
@@ -69,9 +84,23 @@ def make_catch(vm: VM) -> Any:
             frame = getframe(1)
             e.trace = _trace_frames(e.__traceback__, frame.f_back)
         e.__traceback__ = None
-        caught[id(e.value)] = e
+        remember(e)
 
     return _catch
+
+
+# Python's recursion limit is one setting for every thread of the process: it is raised (under a
+# lock) to what the deepest VM needs and never lowered while a call runs, so calls in several
+# threads cannot cut each other's stacks short.
+_recursion_lock = threading.Lock()
+
+
+def ensure_recursion_limit(need: int) -> None:
+    """Make Python's recursion limit at least `need` (never lower it)."""
+    if sys.getrecursionlimit() < need:
+        with _recursion_lock:
+            if sys.getrecursionlimit() < need:
+                sys.setrecursionlimit(need)
 
 
 STATIC_NAMES = {
@@ -82,6 +111,8 @@ STATIC_NAMES = {
     **RUNTIME_FUNCTIONS,  # `_add`, `_lt`, `_truthy`, ...: the opcode table's definitions
     "_truthy": ops.truthy,  # a branch's condition
     "_render": render_value,
+    "_join": join_text,  # a template's pieces, checked against the string limit
+    "_check_array": check_array,  # the AllocFailure of an inlined `push` past MAXA
     "_read_index": read_index, "_write_index": write_index,
     "_overflow": lambda: panic("StackOverflow", message="stack overflow"),
     "_unreachable": lambda: panic("Unreachable", message="entered unreachable code"),
@@ -91,10 +122,28 @@ STATIC_NAMES = {
 class CompiledVM(VM):
     """A `VM` whose functions run as generated Python code; same options, same results."""
 
-    def __init__(self, program: BexProgram, max_depth: int = DEFAULT_MAX_DEPTH,
-                 max_steps: int | None = None, llm: LlmHandler | None = None) -> None:
-        super().__init__(program, max_depth=max_depth, max_steps=max_steps, llm=llm)
+    def __init__(self, program: BexProgram, *args: Any, **options: Any) -> None:
+        # The step count and the step of the next limit check are globals of the generated code
+        # (`_steps`, `_NEXT`): this dict until the namespace exists, then the namespace itself.
+        self._counters: dict[str, Any] = {"_steps": 0, "_NEXT": 0}
+        super().__init__(program, *args, **options)
         self._funcs: list[Any] | None = None
+
+    @property  # type: ignore[override]
+    def steps(self) -> int:
+        return int(self._counters["_steps"])
+
+    @steps.setter
+    def steps(self, value: int) -> None:
+        self._counters["_steps"] = value
+
+    @property  # type: ignore[override]
+    def _next_check(self) -> int:
+        return int(self._counters["_NEXT"])
+
+    @_next_check.setter
+    def _next_check(self, value: int) -> None:
+        self._counters["_NEXT"] = value
 
     def functions(self) -> list[Any]:
         """This VM's Python function per BAML function (None for LLM functions)."""
@@ -104,17 +153,21 @@ class CompiledVM(VM):
 
     def _instantiate(self) -> list[Any]:
         program = self.program
-        mod = translate(program, self.max_steps is not None)
+        mod = translate(program, self.counting)
         ns: dict[str, Any] = dict(STATIC_NAMES)
         ns.update(mod.consts)
         for i, b in enumerate(program.builtins):
             ns[f"B{i}"] = b
         max_depth = self.max_depth
         ns["MAXD"] = max_depth
+        ns["MAXA"] = self.sizes.array if self.sizes.array is not None else 2**62
         ns["_global"] = self.load_global
         ns["_call_external"] = self.call_external
         ns["_rethrow"] = self.pending_rethrow
         ns["_tick"] = self.tick
+        ns["_check"] = self.check_limits
+        ns.update(self._counters)
+        self._counters = ns
         ns["_catch"] = make_catch(self)
         ns["__name__"] = "ingot.bex.compiled_program"
         exec(mod.code, ns)  # noqa: S102 - our own generated code
@@ -126,6 +179,7 @@ class CompiledVM(VM):
         for argc in mod.value_argcs:
             ns[f"FV{argc}"] = by_arity.get(argc, {})
         call_external = self.call_external
+        tick = self.tick if self.counting else None
 
         def _call_value(d: int, target: Any, args: list[Any]) -> Any:
             if not isinstance(target, Closure):
@@ -137,6 +191,8 @@ class CompiledVM(VM):
                 return call_external(callee, args)
             if d >= max_depth:
                 raise panic("StackOverflow", message="stack overflow")
+            if tick is not None:
+                tick()
             if len(args) != callee.arity:
                 raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
                                                  f"got {len(args)}")
@@ -149,15 +205,9 @@ class CompiledVM(VM):
         if len(args) != fn.arity:
             raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
         f = self.functions()[fn.index]
-        # one Python frame per BAML frame (two through `_call_value`); restored afterwards
-        need = 2 * self.max_depth + 5_000
-        old = sys.getrecursionlimit()
-        if old < need:
-            sys.setrecursionlimit(need)
+        # one Python frame per BAML frame (two through `_call_value`)
+        ensure_recursion_limit(2 * self.max_depth + 5_000)
         try:
             return run_entry(f, cells, args)
         except RecursionError:
             raise panic("StackOverflow", message="stack overflow") from None
-        finally:
-            if old < need:
-                sys.setrecursionlimit(old)
