@@ -33,6 +33,7 @@ from ingot.semantics.types import (
     TypeVar,
     UnionT,
     expand,
+    is_literal_union,
     union,
     widen,
 )
@@ -231,6 +232,9 @@ class CallChecker(CheckerBase):
 
 
 def receiver_kind(t: Ty) -> str | None:
+    """Which built-in methods a value of type `t` has; a union of literals has none (as the engine)."""
+    if is_literal_union(t):
+        return None
     t = widen(t)
     if isinstance(t, Prim) and t.name in ("string", "int", "float", "bool"):
         return t.name

@@ -48,6 +48,7 @@ from ingot.semantics.types import (
     TypeVar,
     VariantT,
     expand,
+    is_literal_union,
     members_of,
     optional,
     union,
@@ -280,6 +281,10 @@ class ExprChecker(CheckerBase):
             sig = B.METHODS[kind][e.name]
             env = bind_receiver(t)
             return FuncT(tuple(subst(p, env) for p in sig.params), subst(sig.ret, env))
+        if is_literal_union(t):  # as the engine: no built-in methods on `"a" | "b"`
+            self.error(Code.NO_MEMBER, f"type `{obj_ty}` has no member `{e.name}`: its members implement "
+                       f"no common interface that declares `{e.name}`", err_span)
+            raise CheckAbort
         self.error(Code.NO_MEMBER, f"type `{obj_ty}` has no member `{e.name}`", err_span)
         raise CheckAbort
 
@@ -372,6 +377,15 @@ class ExprChecker(CheckerBase):
         if left == ANY or right == ANY:
             return BOOL if op in ORDER else ANY
         lt, rt = widen(expand(left, self.items)), widen(expand(right, self.items))
+        if op in ORDER:
+            # As the engine: a single literal orders as its base type, a union of literals
+            # (`if (c) { 2 } else { 10 }`) only with its own type.
+            lt, rt = ordered_type(expand(left, self.items)), ordered_type(expand(right, self.items))
+            if (is_literal_union(lt) or is_literal_union(rt)) and lt != rt:
+                self.error(Code.BAD_OPERATOR,
+                           f"cannot order `{left}` and `{right}` with `{op}`: ordering requires both "
+                           "operands to have the same type", span)
+                return BOOL
         if op in ARITH:
             if lt in (INT, FLOAT) and rt in (INT, FLOAT):
                 return INT if lt == rt == INT else FLOAT
@@ -480,3 +494,5 @@ def _hole_span(template: A.Template, part: A.Expr) -> Span | None:
     return Span(s.source, start, end + 1)
 
 
+def ordered_type(t: Ty) -> Ty:
+    return t if is_literal_union(t) else widen(t)

@@ -139,48 +139,57 @@ class NarrowingChecker(CheckerBase):
 
     # -- control-flow expressions ----------------------------------------------------
     def if_expr(self, e: A.If, expected: Ty | None) -> Ty:
-        """An `if` and its `else if` chain, checked in a loop (a chain can be thousands of links).
-
-        Each link opens a scope, and its `else` a scope holding the next link; they close
-        innermost first once the last branch is checked, each link's type recorded as `expr`
-        would record it. Facts a diverging branch establishes reach the scope around the chain.
-        """
-        depth = len(self.scopes)
-        links: list[tuple[A.If, Ty, Facts, Facts]] = []
-        link = e
+        self.push_scope()
         try:
-            while True:
-                self.push_scope()
-                then_ty, true_facts, false_facts = self.then_branch(link, expected)
-                links.append((link, then_ty, true_facts, false_facts))
-                if not isinstance(link.otherwise, A.If):
-                    break
-                self.push_scope()
-                self.apply_facts(false_facts)
-                link = link.otherwise
-            if link.otherwise is None:
+            then_ty, true_facts, false_facts = self.then_branch(e, expected)
+            if e.otherwise is None:
                 if then_ty == NEVER:
                     # `if (x == null) { return ...; }`: the rest of the block sees x narrowed.
                     self.narrowed[-2].update(false_facts)
-                ty = union([then_ty, NULL]) if then_ty != NEVER else NULL
-            else:
-                self.push_scope()
-                try:
-                    self.apply_facts(false_facts)
-                    else_ty = self.branch_value(link.otherwise, expected)
-                finally:
-                    self.pop_scope()
-                ty = self.join_branches(then_ty, else_ty, true_facts, false_facts)
-            self.close_link_scope()
-            for link, then_ty, true_facts, false_facts in reversed(links[:-1]):
-                self.pop_scope()  # the `else` holding the inner link
-                self.tp.types[link.otherwise] = ty
-                ty = self.join_branches(then_ty, ty, true_facts, false_facts)
-                self.close_link_scope()
-            return ty
-        finally:
-            while len(self.scopes) > depth:  # only when checking failed midway
+                return union([then_ty, NULL]) if then_ty != NEVER else NULL
+            self.push_scope()
+            try:
+                self.apply_facts(false_facts)
+                else_ty = self.else_if_chain(e.otherwise, expected) if isinstance(e.otherwise, A.If) \
+                    else self.branch_value(e.otherwise, expected)
+            finally:
                 self.pop_scope()
+            if then_ty == NEVER and else_ty != NEVER:
+                self.narrowed[-2].update(false_facts)
+            elif else_ty == NEVER and then_ty != NEVER:
+                self.narrowed[-2].update(true_facts)
+            return union([then_ty, else_ty])
+        finally:
+            facts_after = self.narrowed[-1]
+            self.pop_scope()
+            if facts_after:
+                self.narrowed[-1].update(facts_after)
+
+    def else_if_chain(self, first: A.If, expected: Ty | None) -> Ty:
+        """The `else if` links after an `if`, checked in a loop (a chain can be thousands of links
+        long) inside the first `else`'s scope: each link's condition and branches see the facts
+        every earlier condition's falsity establishes, as nested scopes would show them. Facts
+        a diverging inner branch establishes would only reach its own `else` scope, which ends
+        with the chain, so they are not recorded. Each link's type is recorded as `expr` would.
+        """
+        links: list[tuple[A.If, Ty]] = []
+        link = first
+        while True:
+            then_ty, _, false_facts = self.then_branch(link, expected)
+            links.append((link, then_ty))
+            if link.otherwise is None:
+                ty = union([then_ty, NULL]) if then_ty != NEVER else NULL
+                break
+            self.apply_facts(false_facts)
+            if not isinstance(link.otherwise, A.If):
+                ty = union([then_ty, self.branch_value(link.otherwise, expected)])
+                break
+            link = link.otherwise
+        self.tp.types[links[-1][0]] = ty
+        for link, then_ty in reversed(links[:-1]):
+            ty = union([then_ty, ty])
+            self.tp.types[link] = ty
+        return ty
 
     def then_branch(self, e: A.If, expected: Ty | None) -> tuple[Ty, Facts, Facts]:
         """An `if`'s condition and `then` branch: its type and the facts when true / false."""
@@ -202,21 +211,6 @@ class NarrowingChecker(CheckerBase):
         finally:
             self.pop_scope()
         return then_ty, true_facts, false_facts
-
-    def join_branches(self, then_ty: Ty, else_ty: Ty, true_facts: Facts, false_facts: Facts) -> Ty:
-        """Both branches' type; when one diverges, what the other's condition implies holds after."""
-        if then_ty == NEVER and else_ty != NEVER:
-            self.narrowed[-2].update(false_facts)
-        elif else_ty == NEVER and then_ty != NEVER:
-            self.narrowed[-2].update(true_facts)
-        return union([then_ty, else_ty])
-
-    def close_link_scope(self) -> None:
-        """Close an `if`'s own scope; facts established in it hold in the scope around it."""
-        facts_after = self.narrowed[-1]
-        self.pop_scope()
-        if facts_after:
-            self.narrowed[-1].update(facts_after)
 
     def branch_value(self, b: A.Block, expected: Ty | None) -> Ty:
         """A branch's block; a value of the wrong type is reported at the branch, as the engine does."""

@@ -196,6 +196,11 @@ def union(members: Iterable[Ty]) -> Ty:
     return flat[0] if len(flat) == 1 else UnionT(tuple(flat))
 
 
+def is_literal_union(t: Ty) -> bool:
+    """`2 | 10`, `"a" | "b"`: the type of an `if` or `match` whose branches are literals."""
+    return isinstance(t, UnionT) and all(isinstance(m, Lit) for m in t.members)
+
+
 def optional(t: Ty) -> Ty:
     return union([t, NULL])
 

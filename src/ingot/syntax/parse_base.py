@@ -65,6 +65,7 @@ class ParserBase:
         self.diagnostics: list[Diagnostic] = []
         self.nesting = 0  # inside ( ) or [ ], where newlines never end an expression
         self.depth = 0  # nested expressions, types and patterns being parsed (see MAX_NESTING)
+        self.paren_close: dict[int, int] | None = None  # `(` token index -> its `)`, when first needed
 
     # -- token helpers ------------------------------------------------------
     @property

@@ -116,10 +116,11 @@ class ExprParser(ParserBase):
             self.advance()
             self.parse_unary(no_class_lit)  # an error here (`i++;`) is the one the engine reports
             raise self.error("unexpected token", t, primary="there is no unary `+`")
-        return self.parse_postfix(self.parse_primary(no_class_lit))
+        start = self.tok.start  # a postfix on `(...)` spans the parentheses, as the engine's do
+        return self.parse_postfix(self.parse_primary(no_class_lit), start)
 
-    def parse_postfix(self, expr: A.Expr) -> A.Expr:
-        start = expr.span.start_offset
+    def parse_postfix(self, expr: A.Expr, start: int | None = None) -> A.Expr:
+        start = expr.span.start_offset if start is None else start
         while True:
             t = self.tok
             if t.is_(".") or t.is_("?."):
@@ -236,18 +237,19 @@ class ExprParser(ParserBase):
         raise self.error("unexpected token", primary=f"expected `expression`, found `{describe(t)}`")
 
     def looks_like_lambda(self) -> bool:
-        depth, j = 0, self.i
-        while self.toks[j].kind is not T.EOF:
-            tk = self.toks[j]
-            if tk.is_("("):
-                depth += 1
-            elif tk.is_(")"):
-                depth -= 1
-                if depth == 0:
-                    nxt = self.toks[j + 1]
-                    return nxt.is_("->") or nxt.is_("=>")
-            j += 1
-        return False
+        """At `(`: is the token after its matching `)` a `->` or `=>`?"""
+        if self.paren_close is None:  # matched once per parse: nested parentheses stay linear
+            self.paren_close, opened = {}, []
+            for j, tk in enumerate(self.toks):
+                if tk.is_("("):
+                    opened.append(j)
+                elif tk.is_(")") and opened:
+                    self.paren_close[opened.pop()] = j
+        close = self.paren_close.get(self.i)
+        if close is None:
+            return False
+        nxt = self.toks[close + 1]
+        return nxt.is_("->") or nxt.is_("=>")
 
     def looks_like_map(self) -> bool:
         a, b = self.peek(1), self.peek(2)

@@ -1500,3 +1500,35 @@ function Names() -> string[] {
   }
   out
 }''')
+
+# An `if` or `match` whose branches are literals has a union-of-literals type: it orders only
+# with its own type and has no built-in methods; `let` widens it, arithmetic accepts it.
+invalid("if_literal_union_ordered_with_int", r'''
+function F(c: bool, b: int) -> bool {
+  (if (c) { 2 } else { 10 }) >= b
+}''')
+
+invalid("match_literal_union_ordered_with_int", r'''
+function F(c: int, b: int) -> bool {
+  (match (c) { 1 => 2, _ => 10 }) >= b
+}''')
+
+invalid("if_literal_union_method", r'''
+function F(c: bool) -> bool {
+  (if (c) { "a" } else { "b" }).is_empty()
+}''')
+
+invalid("if_literal_union_length", r'''
+function F(c: bool) -> int {
+  (if (c) { "a" } else { "bb" }).length()
+}''')
+
+program("if_literal_union_widened", "F", [{"c": True, "b": 5}, {"c": False, "b": 5}], r'''
+function F(c: bool, b: int) -> string {
+  let v = if (c) { 2 } else { 10 };
+  let s = (if (c) { "a" } else { "bb" }) + "!";
+  let same = (if (c) { 7 } else { 7 }) >= b;
+  let t = (if (c) { 2 } else { 10 }) + b;
+  s + " " + (v >= b).to_string() + " " + same.to_string() + " " + t.to_string()
+    + " " + ((if (c) { 2 } else { 10 }) == b).to_string()
+}''')
