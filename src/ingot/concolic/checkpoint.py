@@ -42,6 +42,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterator, Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -225,7 +226,7 @@ SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corp
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
          "finished"}
 DERIVED = {"view", "function", "options", "progress", "fn", "tracker_class", "_classes", "_edge_keys",
-           "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start"}
+           "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start", "_siblings"}
 RESULT_DERIVED = {"function", "options", "edges"}
 
 
@@ -249,7 +250,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
                    "cache": {k: (r.status, r.model) for k, r in solver._cache.items()},
                    "recent": list(solver._recent), "z3_log": list(solver.z3_log)},
         "result": result,
-        "queue": [(p, n, (j.assignment, j.bound, j.predicted, j.reason)) for p, n, j in ex._queue],
+        "queue": [(p, n, tuple(getattr(j, f.name) for f in fields(j))) for p, n, j in ex._queue],  # every field
         "next_job": next_job,
         "rng": ex._rng.getstate(),
         "aimed": set(ex._aimed),
