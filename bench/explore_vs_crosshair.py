@@ -1,9 +1,10 @@
-"""ingot explore vs CrossHair on the programs of bench/explore/ (concolic.md section 10).
+"""ingot explore vs CrossHair on the programs of bench/explore/ and bench/explore/apps/ (concolic.md section 10).
 
 Usage:
 
-    python bench/explore_vs_crosshair.py                 # every program with a Python twin
-    python bench/explore_vs_crosshair.py triage tally    # some programs
+    python bench/explore_vs_crosshair.py                 # every program of bench/explore/ with a Python twin
+    python bench/explore_vs_crosshair.py --apps          # every program of bench/explore/apps/
+    python bench/explore_vs_crosshair.py triage cart     # some programs (of either directory)
     python bench/explore_vs_crosshair.py --reps 1 --budgets 5,10,20   # a quick look
     python bench/explore_vs_crosshair.py --json results.json          # also keep the raw numbers
 
@@ -12,6 +13,8 @@ Options: --reps N (runs per measurement, median reported; default 3), --budgets 
 (`crosshair check --per_condition_timeout`, CPU seconds; default 30), --run-timeout S (kill any
 single run after S wall seconds; default 600), --no-ingot / --no-crosshair (one side only),
 --all (also list programs without a twin, ingot side only).
+
+The twins are in `explore_twins.py` (bench/explore/) and `explore_apps_twins.py` (apps/).
 
 Environment: CROSSHAIR = path to the `crosshair` executable (default: `crosshair` on PATH; a
 separate virtualenv works: `CROSSHAIR=/tmp/ch/bin/crosshair`); INGOT = path to the `ingot`
@@ -61,9 +64,19 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "explore"
+APPS = PROGRAMS / "apps"
 sys.path.insert(0, str(HERE))
 
-import explore_twins  # noqa: E402  (needs the sys.path entry above)
+import explore_apps_twins  # noqa: E402  (needs the sys.path entry above)
+import explore_twins  # noqa: E402
+
+TWINS = {**explore_twins.TWINS, **explore_apps_twins.TWINS}
+PY_EXCEPTION = {**explore_twins.PY_EXCEPTION, **explore_apps_twins.PY_EXCEPTION}
+
+
+def twin_module(twin: str) -> Any:
+    """The module defining twin `twin` (CrossHair's target is `module.twin`)."""
+    return sys.modules[TWINS[twin].entry.__module__]
 
 
 # -- running a child process ----------------------------------------------------------------
@@ -198,8 +211,8 @@ class IngotResult:
     findings: list[str] = field(default_factory=list)
 
 
-def ingot_side(name: str, spec: dict[str, Any], reps: int, timeout: float) -> IngotResult:
-    runs = [ingot_once(PROGRAMS / f"{name}.baml", spec["function"], spec, timeout) for _ in range(reps)]
+def ingot_side(baml: Path, spec: dict[str, Any], reps: int, timeout: float) -> IngotResult:
+    runs = [ingot_once(baml, spec["function"], spec, timeout) for _ in range(reps)]
     stripped = [json.dumps({k: v for k, v in r.report.items() if k != "timeline"}, sort_keys=True) for r in runs]
     last = runs[-1]
     return IngotResult(
@@ -224,7 +237,7 @@ def crosshair_exe() -> str:
 def twin_ranges(twin: str) -> tuple[str, list[tuple[int, int]]]:
     import inspect
 
-    t = explore_twins.TWINS[twin]
+    t = TWINS[twin]
     ranges = []
     for f in t.functions:
         lines, start = inspect.getsourcelines(f)
@@ -237,7 +250,7 @@ def replay_coverage(twin: str, calls: list[str]) -> tuple[int, list[str]]:
     import coverage
 
     path, ranges = twin_ranges(twin)
-    ns: dict[str, Any] = dict(vars(explore_twins))
+    ns: dict[str, Any] = dict(vars(twin_module(twin)))
     ns.update(nan=float("nan"), inf=float("inf"))
     raised: list[str] = []
     cov = coverage.Coverage(branch=True, data_file=None, include=[path])
@@ -286,7 +299,7 @@ class CrosshairResult:
 
 def cover_once(twin: str, budget: int, timeout: float) -> tuple[CoverRun, str]:
     cmd = [crosshair_exe(), "cover", "--coverage_type=path", f"--max_uninteresting_iterations={budget}",
-           f"explore_twins.{twin}"]
+           f"{twin_module(twin).__name__}.{twin}"]
     r = timed(cmd, HERE, timeout)
     calls = [ln for ln in r.out.splitlines() if ln.startswith(f"{twin}(")]
     arcs, raised = replay_coverage(twin, calls)
@@ -317,11 +330,11 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         t_cov_wall = median([r.wall for r in runs])
         t_cov_cpu = median([r.cpu for r in runs])
 
-    exc_names = {explore_twins.PY_EXCEPTION[b["kind"]].__name__ for b in spec["bugs"]
-                 if b["kind"] in explore_twins.PY_EXCEPTION}
+    exc_names = {PY_EXCEPTION[b["kind"]].__name__ for b in spec["bugs"] if b["kind"] in PY_EXCEPTION}
     walls, cpus, found, line, check_outs = [], [], [], "", []
     for _ in range(reps):
-        r = timed([crosshair_exe(), "check", f"--per_condition_timeout={check_timeout}", f"explore_twins.{twin}"],
+        r = timed([crosshair_exe(), "check", f"--per_condition_timeout={check_timeout}",
+                   f"{twin_module(twin).__name__}.{twin}"],
                   HERE, run_timeout)
         hit = [ln for ln in r.out.splitlines() if "error:" in ln and any(f"{e}:" in ln for e in exc_names)]
         found.append(bool(hit))
@@ -367,17 +380,19 @@ def main() -> int:
     ap.add_argument("--no-ingot", action="store_true")
     ap.add_argument("--no-crosshair", action="store_true")
     ap.add_argument("--all", action="store_true", help="also programs without a Python twin (ingot side only)")
+    ap.add_argument("--apps", action="store_true", help="the programs of bench/explore/apps/ (default: bench/explore/)")
     ap.add_argument("--json", type=Path, help="write the raw results here")
     a = ap.parse_args()
     budgets = [int(x) for x in a.budgets.split(",")]
 
-    specs = {}
-    for p in sorted(PROGRAMS.glob("*.json")):
+    specs, paths = {}, {}
+    dirs = [PROGRAMS, APPS] if a.names else [APPS] if a.apps else [PROGRAMS]
+    for p in [p for d in dirs for p in sorted(d.glob("*.json"))]:
         if a.names and p.stem not in a.names:
             continue
         spec = json.loads(p.read_text())
         if spec.get("python_twin") or a.all:
-            specs[p.stem] = spec
+            specs[p.stem], paths[p.stem] = spec, p.with_suffix(".baml")
     if not specs:
         print("no programs selected", file=sys.stderr)
         return 2
@@ -402,7 +417,7 @@ def main() -> int:
     for name, spec in specs.items():
         row: dict[str, Any] = {"function": spec["function"], "twin": spec.get("python_twin")}
         try:
-            row["ingot"] = ingot_side(name, spec, a.reps, a.run_timeout) if do_ingot else None
+            row["ingot"] = ingot_side(paths[name], spec, a.reps, a.run_timeout) if do_ingot else None
         except IngotUnavailable as e:
             print(f"{name}: ingot failed: {e}", file=sys.stderr)
             row["ingot"] = None
@@ -415,7 +430,8 @@ def main() -> int:
         print(f"# done {name} ({time.perf_counter() - t_start:.0f} s so far)", flush=True)
 
     # table
-    head = (f"{'program':11s} | {'ingot edges':>11s} {'t_cov':>7s} {'t_bug':>7s} {'wall':>6s} {'cpu':>6s} | "
+    nw = max(11, *(len(n) for n in results))  # the program column's width
+    head = (f"{'program':{nw}s} | {'ingot edges':>11s} {'t_cov':>7s} {'t_bug':>7s} {'wall':>6s} {'cpu':>6s} | "
             f"{'CH arcs':>7s} {'N':>4s} {'t_cov w/cpu':>13s} {'bug':>4s} {'t_bug w/cpu':>13s} | "
             f"{'cov ratio':>9s} {'bug ratio':>9s} | {'ex start-up cov/bug':>19s}")
     print()
@@ -447,7 +463,7 @@ def main() -> int:
             ex_bug = ratio(None if ch.t_bug_wall is None else ch.t_bug_wall - ch_start,
                            None if ig.t_bug is None or ig.bug_upper_bound or not ig.found else ig.t_bug - ig.startup)
             ex = f"{ex_cov}/{ex_bug}"
-        print(f"{name:11s} | {ig_cols} | {ch_cols} | {r_cov:>9s} {r_bug:>9s} | {ex:>19s}")
+        print(f"{name:{nw}s} | {ig_cols} | {ch_cols} | {r_cov:>9s} {r_bug:>9s} | {ex:>19s}")
     print()
     print("Times in seconds, medians; ingot times from process start (start-up included); CrossHair t_cov/t_bug")
     print("are wall/CPU of the whole `cover` run at budget N and of `check`. Ratios: CrossHair wall / ingot")
