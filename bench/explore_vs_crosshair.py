@@ -29,11 +29,15 @@ What is measured, per program (one row):
   `timeline.time_s`) plus `timeline.full_coverage_s`, resp. the time of the first finding that
   is a planted bug (same kind and line as NAME.json's `bugs`). When ingot covers every feasible
   edge but cannot prove the remaining ones infeasible it reports no full-coverage time; the
-  row then shows "<=" and the whole run's time as an upper bound.
+  time is then that of the test that covered the last feasible edge (`timeline.tests_s`: what
+  a `--max-runs` stopping right after that run would take, as CrossHair's smallest sufficient
+  budget below), or, from an explorer without `tests_s`, the row shows "<=" and the whole
+  run's time as an upper bound.
 - CrossHair (`crosshair cover --coverage_type=path`, plus `--max_uninteresting_iterations=N`
   swept over --budgets up to the first N whose inputs cover every feasible branch arc of the
-  twin): each printed call is replayed under coverage.py (branch mode) and the executed arcs
-  inside the twin's functions are counted against `python_twin_arcs`. Time to full coverage is
+  twin, or the first run cut by --run-timeout): each printed call is replayed under coverage.py
+  (branch mode) and the executed arcs inside the twin's functions are counted against
+  `python_twin_arcs` (the table shows the best budget's). Time to full coverage is
   the run time at the smallest sufficient N (wall and CPU of the child process). Time to the
   planted bug is the run time of `crosshair check --per_condition_timeout=T`, which stops at
   the first counterexample; it counts as found when the report names the twin's exception.
@@ -156,6 +160,25 @@ class IngotRun:
     report: dict[str, Any]
 
 
+def edge_key(label: str) -> str:
+    """An edge's label without its source position: `F:bb8[T]->bb13 (false)`."""
+    return label.split(" at ")[0].split(": ")[0]
+
+
+def feasible_coverage_s(report: dict[str, Any], spec: dict[str, Any]) -> float | None:
+    """When the test that covered the last feasible edge was found (`timeline.tests_s`), or None."""
+    times = (report.get("timeline") or {}).get("tests_s")
+    if not times:
+        return None
+    infeasible = {edge_key(e) for e in spec.get("infeasible_edges", [])}
+    covered = 0
+    for test, t in zip(report.get("tests", []), times):
+        covered += sum(1 for e in test["new_edges"] if edge_key(e) not in infeasible)
+        if covered >= spec["feasible_edges"]:
+            return float(t)
+    return None
+
+
 def ingot_once(baml: Path, func: str, spec: dict[str, Any], timeout: float) -> IngotRun:
     base = [ingot_exe(), "explore", str(baml), func, "--json", "--seed", "0"]
     r = timed(base + ["--timings"], HERE, timeout)
@@ -173,8 +196,11 @@ def ingot_once(baml: Path, func: str, spec: dict[str, Any], timeout: float) -> I
     feasible = spec["feasible_edges"]
 
     t_cov, cov_ub = None, False
+    when_covered = feasible_coverage_s(report, spec)
     if tl.get("full_coverage_s") is not None and startup is not None:
         t_cov = startup + tl["full_coverage_s"]
+    elif when_covered is not None and startup is not None:
+        t_cov = startup + when_covered
     elif covered >= feasible:
         t_cov, cov_ub = r.wall, True
 
@@ -183,8 +209,9 @@ def ingot_once(baml: Path, func: str, spec: dict[str, Any], timeout: float) -> I
     for i, f in enumerate(report.get("findings", [])):
         if (f.get("kind"), _line_of(f)) in planted:
             found = True
-            if f.get("time_s") is not None and startup is not None:
-                t_bug = startup + f["time_s"]
+            found_s = (tl.get("findings_s") or [None] * (i + 1))[i]
+            if found_s is not None and startup is not None:
+                t_bug = startup + found_s
             elif i == 0 and tl.get("first_finding_s") is not None and startup is not None:
                 t_bug = startup + tl["first_finding_s"]
             else:
@@ -249,6 +276,8 @@ def replay_coverage(twin: str, calls: list[str]) -> tuple[int, list[str]]:
     """Replay CrossHair's printed calls under coverage.py; return (arcs executed in the twin, exceptions)."""
     import coverage
 
+    if not calls:  # CrossHair printed nothing (e.g. the run was cut by --run-timeout)
+        return 0, []
     path, ranges = twin_ranges(twin)
     ns: dict[str, Any] = dict(vars(twin_module(twin)))
     ns.update(nan=float("nan"), inf=float("inf"))
@@ -280,6 +309,7 @@ class CoverRun:
     wall: float
     cpu: float
     reached_bug: bool
+    timed_out: bool = False
 
 
 @dataclass
@@ -303,7 +333,7 @@ def cover_once(twin: str, budget: int, timeout: float) -> tuple[CoverRun, str]:
     r = timed(cmd, HERE, timeout)
     calls = [ln for ln in r.out.splitlines() if ln.startswith(f"{twin}(")]
     arcs, raised = replay_coverage(twin, calls)
-    return CoverRun(budget, arcs, len(calls), r.wall, r.cpu, bool(raised)), r.out
+    return CoverRun(budget, arcs, len(calls), r.wall, r.cpu, bool(raised), r.timed_out), r.out
 
 
 def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_timeout: float,
@@ -319,6 +349,8 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         if run.arcs >= feasible:
             chosen = n
             cover_outs.append(out)
+            break
+        if run.timed_out:  # a larger budget only runs longer
             break
     t_cov_wall = t_cov_cpu = None
     if chosen is not None:
@@ -344,7 +376,7 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         check_outs.append(r.out)
     ok = all(found)
     return CrosshairResult(
-        feasible=feasible, sweep=sweep, budget=chosen, arcs=sweep[-1].arcs if sweep else 0,
+        feasible=feasible, sweep=sweep, budget=chosen, arcs=max((s.arcs for s in sweep), default=0),
         t_cov_wall=t_cov_wall, t_cov_cpu=t_cov_cpu, found=ok,
         t_bug_wall=median(walls) if ok else None, t_bug_cpu=median(cpus) if ok else None,
         bug_line=line.strip(), deterministic=len(set(cover_outs)) <= 1 and len(set(check_outs)) <= 1)
@@ -467,8 +499,9 @@ def main() -> int:
     print()
     print("Times in seconds, medians; ingot times from process start (start-up included); CrossHair t_cov/t_bug")
     print("are wall/CPU of the whole `cover` run at budget N and of `check`. Ratios: CrossHair wall / ingot")
-    print("(above 1: ingot faster). '<=': all feasible edges covered, but ingot did not prove the rest")
-    print("infeasible, so the run's total time bounds the time to coverage.")
+    print("(above 1: ingot faster). ingot t_cov: when the test covering the last feasible edge was found.")
+    print("'<=': all feasible edges covered, but ingot did not prove the rest infeasible and says not")
+    print("when each test was found, so the run's total time bounds the time to coverage.")
     print(f"Start-up: ingot {fmt(ig_start)} s (min over programs, process wall minus exploration time); "
           f"CrossHair {fmt(median([w for w, _ in ch_starts]) if ch_starts else None)} s wall / "
           f"{fmt(median([c for _, c in ch_starts]) if ch_starts else None)} s CPU (`check` on an identity function, "
@@ -482,7 +515,9 @@ def main() -> int:
             if ig.findings:
                 notes.append("ingot findings " + ", ".join(ig.findings))
         if ch is not None:
-            notes.append("CrossHair sweep " + ", ".join(f"N={s.budget}: {s.arcs}/{ch.feasible}" for s in ch.sweep))
+            notes.append("CrossHair sweep " + ", ".join(
+                f"N={s.budget}: " + (f"cut after {s.wall:.0f} s" if s.timed_out else f"{s.arcs}/{ch.feasible}")
+                for s in ch.sweep))
             if not ch.deterministic:
                 notes.append("CrossHair output differs between repetitions")
             if ch.bug_line:
