@@ -325,6 +325,7 @@ class CrosshairResult:
     t_bug_cpu: float | None
     bug_line: str
     deterministic: bool
+    check_cut: int = 0  # `check` runs cut by --run-timeout
 
 
 def cover_once(twin: str, budget: int, timeout: float) -> tuple[CoverRun, str]:
@@ -363,7 +364,7 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         t_cov_cpu = median([r.cpu for r in runs])
 
     exc_names = {PY_EXCEPTION[b["kind"]].__name__ for b in spec["bugs"] if b["kind"] in PY_EXCEPTION}
-    walls, cpus, found, line, check_outs = [], [], [], "", []
+    walls, cpus, found, line, check_outs, cut = [], [], [], "", [], 0
     for _ in range(reps):
         r = timed([crosshair_exe(), "check", f"--per_condition_timeout={check_timeout}",
                    f"{twin_module(twin).__name__}.{twin}"],
@@ -374,12 +375,13 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         cpus.append(r.cpu)
         line = line or (hit[0] if hit else "")
         check_outs.append(r.out)
+        cut += r.timed_out
     ok = all(found)
     return CrosshairResult(
         feasible=feasible, sweep=sweep, budget=chosen, arcs=max((s.arcs for s in sweep), default=0),
         t_cov_wall=t_cov_wall, t_cov_cpu=t_cov_cpu, found=ok,
         t_bug_wall=median(walls) if ok else None, t_bug_cpu=median(cpus) if ok else None,
-        bug_line=line.strip(), deterministic=len(set(cover_outs)) <= 1 and len(set(check_outs)) <= 1)
+        bug_line=line.strip(), check_cut=cut, deterministic=len(set(cover_outs)) <= 1 and len(set(check_outs)) <= 1)
 
 
 def crosshair_startup(reps: int, timeout: float) -> tuple[float | None, float | None]:
@@ -520,6 +522,8 @@ def main() -> int:
                 for s in ch.sweep))
             if not ch.deterministic:
                 notes.append("CrossHair output differs between repetitions")
+            if ch.check_cut:
+                notes.append(f"CrossHair check cut by --run-timeout in {ch.check_cut} run(s)")
             if ch.bug_line:
                 notes.append("CrossHair: " + ch.bug_line.split("error: ", 1)[-1])
         if notes:
