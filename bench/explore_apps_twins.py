@@ -18,7 +18,7 @@ What BAML does differently from Python is done by the helpers of `explore_apps_s
   `except ParseError` here (the rethrow edge of BAML's catch is infeasible, and absent);
 - `int_div` is BAML's integer `/` (truncating toward zero, ZeroDivisionError on 0), `iround`
   is `float.iround` (half away from zero; InvalidArgument out of the int range), and
-  `int_mul` checks the 63-bit range (IntegerOverflow) where the planted bug is an overflow.
+  `int_mul` checks the 63-bit range (IntegerOverflow) in `price_parse`, whose bug is one.
   Other arithmetic is Python's unbounded ints, as in `explore_twins.py`: no edge the
   benchmark counts needs an overflow (`inventory`'s `stock[item] - 1` at `int.min_value()`
   and `cart`'s `total - prices["shipping"]` at the extremes do overflow in BAML; those
@@ -410,7 +410,7 @@ def price_cents(text: str, qty: int) -> int:
             return -1
         if len(t) > 15 and qty > 1000:
             return int_mul(int_mul(n, 100), qty)
-        cents = n * 100
+        cents = int_mul(n, 100)
     if qty <= 0:
         return 0
     return cents
