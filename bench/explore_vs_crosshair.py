@@ -1,9 +1,10 @@
-"""ingot explore vs CrossHair on the programs of bench/explore/ (concolic.md section 10).
+"""ingot explore vs CrossHair on the programs of bench/explore/ and bench/explore/apps/ (concolic.md section 10).
 
 Usage:
 
-    python bench/explore_vs_crosshair.py                 # every program with a Python twin
-    python bench/explore_vs_crosshair.py triage tally    # some programs
+    python bench/explore_vs_crosshair.py                 # every program of bench/explore/ with a Python twin
+    python bench/explore_vs_crosshair.py --apps          # every program of bench/explore/apps/
+    python bench/explore_vs_crosshair.py triage cart     # some programs (of either directory)
     python bench/explore_vs_crosshair.py --reps 1 --budgets 5,10,20   # a quick look
     python bench/explore_vs_crosshair.py --json results.json          # also keep the raw numbers
 
@@ -12,6 +13,8 @@ Options: --reps N (runs per measurement, median reported; default 3), --budgets 
 (`crosshair check --per_condition_timeout`, CPU seconds; default 30), --run-timeout S (kill any
 single run after S wall seconds; default 600), --no-ingot / --no-crosshair (one side only),
 --all (also list programs without a twin, ingot side only).
+
+The twins are in `explore_twins.py` (bench/explore/) and `explore_apps_twins.py` (apps/).
 
 Environment: CROSSHAIR = path to the `crosshair` executable (default: `crosshair` on PATH; a
 separate virtualenv works: `CROSSHAIR=/tmp/ch/bin/crosshair`); INGOT = path to the `ingot`
@@ -26,11 +29,15 @@ What is measured, per program (one row):
   `timeline.time_s`) plus `timeline.full_coverage_s`, resp. the time of the first finding that
   is a planted bug (same kind and line as NAME.json's `bugs`). When ingot covers every feasible
   edge but cannot prove the remaining ones infeasible it reports no full-coverage time; the
-  row then shows "<=" and the whole run's time as an upper bound.
+  time is then that of the test that covered the last feasible edge (`timeline.tests_s`: what
+  a `--max-runs` stopping right after that run would take, as CrossHair's smallest sufficient
+  budget below), or, from an explorer without `tests_s`, the row shows "<=" and the whole
+  run's time as an upper bound.
 - CrossHair (`crosshair cover --coverage_type=path`, plus `--max_uninteresting_iterations=N`
   swept over --budgets up to the first N whose inputs cover every feasible branch arc of the
-  twin): each printed call is replayed under coverage.py (branch mode) and the executed arcs
-  inside the twin's functions are counted against `python_twin_arcs`. Time to full coverage is
+  twin, or the first run cut by --run-timeout): each printed call is replayed under coverage.py
+  (branch mode) and the executed arcs inside the twin's functions are counted against
+  `python_twin_arcs` (the table shows the best budget's). Time to full coverage is
   the run time at the smallest sufficient N (wall and CPU of the child process). Time to the
   planted bug is the run time of `crosshair check --per_condition_timeout=T`, which stops at
   the first counterexample; it counts as found when the report names the twin's exception.
@@ -61,9 +68,19 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "explore"
+APPS = PROGRAMS / "apps"
 sys.path.insert(0, str(HERE))
 
-import explore_twins  # noqa: E402  (needs the sys.path entry above)
+import explore_apps_twins  # noqa: E402  (needs the sys.path entry above)
+import explore_twins  # noqa: E402
+
+TWINS = {**explore_twins.TWINS, **explore_apps_twins.TWINS}
+PY_EXCEPTION = {**explore_twins.PY_EXCEPTION, **explore_apps_twins.PY_EXCEPTION}
+
+
+def twin_module(twin: str) -> Any:
+    """The module defining twin `twin` (CrossHair's target is `module.twin`)."""
+    return sys.modules[TWINS[twin].entry.__module__]
 
 
 # -- running a child process ----------------------------------------------------------------
@@ -143,6 +160,25 @@ class IngotRun:
     report: dict[str, Any]
 
 
+def edge_key(label: str) -> str:
+    """An edge's label without its source position: `F:bb8[T]->bb13 (false)`."""
+    return label.split(" at ")[0].split(": ")[0]
+
+
+def feasible_coverage_s(report: dict[str, Any], spec: dict[str, Any]) -> float | None:
+    """When the test that covered the last feasible edge was found (`timeline.tests_s`), or None."""
+    times = (report.get("timeline") or {}).get("tests_s")
+    if not times:
+        return None
+    infeasible = {edge_key(e) for e in spec.get("infeasible_edges", [])}
+    covered = 0
+    for test, t in zip(report.get("tests", []), times):
+        covered += sum(1 for e in test["new_edges"] if edge_key(e) not in infeasible)
+        if covered >= spec["feasible_edges"]:
+            return float(t)
+    return None
+
+
 def ingot_once(baml: Path, func: str, spec: dict[str, Any], timeout: float) -> IngotRun:
     base = [ingot_exe(), "explore", str(baml), func, "--json", "--seed", "0"]
     r = timed(base + ["--timings"], HERE, timeout)
@@ -160,8 +196,11 @@ def ingot_once(baml: Path, func: str, spec: dict[str, Any], timeout: float) -> I
     feasible = spec["feasible_edges"]
 
     t_cov, cov_ub = None, False
+    when_covered = feasible_coverage_s(report, spec)
     if tl.get("full_coverage_s") is not None and startup is not None:
         t_cov = startup + tl["full_coverage_s"]
+    elif when_covered is not None and startup is not None:
+        t_cov = startup + when_covered
     elif covered >= feasible:
         t_cov, cov_ub = r.wall, True
 
@@ -170,8 +209,9 @@ def ingot_once(baml: Path, func: str, spec: dict[str, Any], timeout: float) -> I
     for i, f in enumerate(report.get("findings", [])):
         if (f.get("kind"), _line_of(f)) in planted:
             found = True
-            if f.get("time_s") is not None and startup is not None:
-                t_bug = startup + f["time_s"]
+            found_s = (tl.get("findings_s") or [None] * (i + 1))[i]
+            if found_s is not None and startup is not None:
+                t_bug = startup + found_s
             elif i == 0 and tl.get("first_finding_s") is not None and startup is not None:
                 t_bug = startup + tl["first_finding_s"]
             else:
@@ -198,8 +238,8 @@ class IngotResult:
     findings: list[str] = field(default_factory=list)
 
 
-def ingot_side(name: str, spec: dict[str, Any], reps: int, timeout: float) -> IngotResult:
-    runs = [ingot_once(PROGRAMS / f"{name}.baml", spec["function"], spec, timeout) for _ in range(reps)]
+def ingot_side(baml: Path, spec: dict[str, Any], reps: int, timeout: float) -> IngotResult:
+    runs = [ingot_once(baml, spec["function"], spec, timeout) for _ in range(reps)]
     stripped = [json.dumps({k: v for k, v in r.report.items() if k != "timeline"}, sort_keys=True) for r in runs]
     last = runs[-1]
     return IngotResult(
@@ -224,7 +264,7 @@ def crosshair_exe() -> str:
 def twin_ranges(twin: str) -> tuple[str, list[tuple[int, int]]]:
     import inspect
 
-    t = explore_twins.TWINS[twin]
+    t = TWINS[twin]
     ranges = []
     for f in t.functions:
         lines, start = inspect.getsourcelines(f)
@@ -236,8 +276,10 @@ def replay_coverage(twin: str, calls: list[str]) -> tuple[int, list[str]]:
     """Replay CrossHair's printed calls under coverage.py; return (arcs executed in the twin, exceptions)."""
     import coverage
 
+    if not calls:  # CrossHair printed nothing (e.g. the run was cut by --run-timeout)
+        return 0, []
     path, ranges = twin_ranges(twin)
-    ns: dict[str, Any] = dict(vars(explore_twins))
+    ns: dict[str, Any] = dict(vars(twin_module(twin)))
     ns.update(nan=float("nan"), inf=float("inf"))
     raised: list[str] = []
     cov = coverage.Coverage(branch=True, data_file=None, include=[path])
@@ -267,6 +309,7 @@ class CoverRun:
     wall: float
     cpu: float
     reached_bug: bool
+    timed_out: bool = False
 
 
 @dataclass
@@ -282,15 +325,16 @@ class CrosshairResult:
     t_bug_cpu: float | None
     bug_line: str
     deterministic: bool
+    check_cut: int = 0  # `check` runs cut by --run-timeout
 
 
 def cover_once(twin: str, budget: int, timeout: float) -> tuple[CoverRun, str]:
     cmd = [crosshair_exe(), "cover", "--coverage_type=path", f"--max_uninteresting_iterations={budget}",
-           f"explore_twins.{twin}"]
+           f"{twin_module(twin).__name__}.{twin}"]
     r = timed(cmd, HERE, timeout)
     calls = [ln for ln in r.out.splitlines() if ln.startswith(f"{twin}(")]
     arcs, raised = replay_coverage(twin, calls)
-    return CoverRun(budget, arcs, len(calls), r.wall, r.cpu, bool(raised)), r.out
+    return CoverRun(budget, arcs, len(calls), r.wall, r.cpu, bool(raised), r.timed_out), r.out
 
 
 def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_timeout: float,
@@ -307,6 +351,8 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
             chosen = n
             cover_outs.append(out)
             break
+        if run.timed_out:  # a larger budget only runs longer
+            break
     t_cov_wall = t_cov_cpu = None
     if chosen is not None:
         runs = [sweep[-1]]
@@ -317,11 +363,11 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         t_cov_wall = median([r.wall for r in runs])
         t_cov_cpu = median([r.cpu for r in runs])
 
-    exc_names = {explore_twins.PY_EXCEPTION[b["kind"]].__name__ for b in spec["bugs"]
-                 if b["kind"] in explore_twins.PY_EXCEPTION}
-    walls, cpus, found, line, check_outs = [], [], [], "", []
+    exc_names = {PY_EXCEPTION[b["kind"]].__name__ for b in spec["bugs"] if b["kind"] in PY_EXCEPTION}
+    walls, cpus, found, line, check_outs, cut = [], [], [], "", [], 0
     for _ in range(reps):
-        r = timed([crosshair_exe(), "check", f"--per_condition_timeout={check_timeout}", f"explore_twins.{twin}"],
+        r = timed([crosshair_exe(), "check", f"--per_condition_timeout={check_timeout}",
+                   f"{twin_module(twin).__name__}.{twin}"],
                   HERE, run_timeout)
         hit = [ln for ln in r.out.splitlines() if "error:" in ln and any(f"{e}:" in ln for e in exc_names)]
         found.append(bool(hit))
@@ -329,12 +375,13 @@ def crosshair_side(spec: dict[str, Any], reps: int, budgets: list[int], check_ti
         cpus.append(r.cpu)
         line = line or (hit[0] if hit else "")
         check_outs.append(r.out)
+        cut += r.timed_out
     ok = all(found)
     return CrosshairResult(
-        feasible=feasible, sweep=sweep, budget=chosen, arcs=sweep[-1].arcs if sweep else 0,
+        feasible=feasible, sweep=sweep, budget=chosen, arcs=max((s.arcs for s in sweep), default=0),
         t_cov_wall=t_cov_wall, t_cov_cpu=t_cov_cpu, found=ok,
         t_bug_wall=median(walls) if ok else None, t_bug_cpu=median(cpus) if ok else None,
-        bug_line=line.strip(), deterministic=len(set(cover_outs)) <= 1 and len(set(check_outs)) <= 1)
+        bug_line=line.strip(), check_cut=cut, deterministic=len(set(cover_outs)) <= 1 and len(set(check_outs)) <= 1)
 
 
 def crosshair_startup(reps: int, timeout: float) -> tuple[float | None, float | None]:
@@ -367,17 +414,19 @@ def main() -> int:
     ap.add_argument("--no-ingot", action="store_true")
     ap.add_argument("--no-crosshair", action="store_true")
     ap.add_argument("--all", action="store_true", help="also programs without a Python twin (ingot side only)")
+    ap.add_argument("--apps", action="store_true", help="the programs of bench/explore/apps/ (default: bench/explore/)")
     ap.add_argument("--json", type=Path, help="write the raw results here")
     a = ap.parse_args()
     budgets = [int(x) for x in a.budgets.split(",")]
 
-    specs = {}
-    for p in sorted(PROGRAMS.glob("*.json")):
+    specs, paths = {}, {}
+    dirs = [PROGRAMS, APPS] if a.names else [APPS] if a.apps else [PROGRAMS]
+    for p in [p for d in dirs for p in sorted(d.glob("*.json"))]:
         if a.names and p.stem not in a.names:
             continue
         spec = json.loads(p.read_text())
         if spec.get("python_twin") or a.all:
-            specs[p.stem] = spec
+            specs[p.stem], paths[p.stem] = spec, p.with_suffix(".baml")
     if not specs:
         print("no programs selected", file=sys.stderr)
         return 2
@@ -402,7 +451,7 @@ def main() -> int:
     for name, spec in specs.items():
         row: dict[str, Any] = {"function": spec["function"], "twin": spec.get("python_twin")}
         try:
-            row["ingot"] = ingot_side(name, spec, a.reps, a.run_timeout) if do_ingot else None
+            row["ingot"] = ingot_side(paths[name], spec, a.reps, a.run_timeout) if do_ingot else None
         except IngotUnavailable as e:
             print(f"{name}: ingot failed: {e}", file=sys.stderr)
             row["ingot"] = None
@@ -415,7 +464,8 @@ def main() -> int:
         print(f"# done {name} ({time.perf_counter() - t_start:.0f} s so far)", flush=True)
 
     # table
-    head = (f"{'program':11s} | {'ingot edges':>11s} {'t_cov':>7s} {'t_bug':>7s} {'wall':>6s} {'cpu':>6s} | "
+    nw = max(11, *(len(n) for n in results))  # the program column's width
+    head = (f"{'program':{nw}s} | {'ingot edges':>11s} {'t_cov':>7s} {'t_bug':>7s} {'wall':>6s} {'cpu':>6s} | "
             f"{'CH arcs':>7s} {'N':>4s} {'t_cov w/cpu':>13s} {'bug':>4s} {'t_bug w/cpu':>13s} | "
             f"{'cov ratio':>9s} {'bug ratio':>9s} | {'ex start-up cov/bug':>19s}")
     print()
@@ -447,12 +497,13 @@ def main() -> int:
             ex_bug = ratio(None if ch.t_bug_wall is None else ch.t_bug_wall - ch_start,
                            None if ig.t_bug is None or ig.bug_upper_bound or not ig.found else ig.t_bug - ig.startup)
             ex = f"{ex_cov}/{ex_bug}"
-        print(f"{name:11s} | {ig_cols} | {ch_cols} | {r_cov:>9s} {r_bug:>9s} | {ex:>19s}")
+        print(f"{name:{nw}s} | {ig_cols} | {ch_cols} | {r_cov:>9s} {r_bug:>9s} | {ex:>19s}")
     print()
     print("Times in seconds, medians; ingot times from process start (start-up included); CrossHair t_cov/t_bug")
     print("are wall/CPU of the whole `cover` run at budget N and of `check`. Ratios: CrossHair wall / ingot")
-    print("(above 1: ingot faster). '<=': all feasible edges covered, but ingot did not prove the rest")
-    print("infeasible, so the run's total time bounds the time to coverage.")
+    print("(above 1: ingot faster). ingot t_cov: when the test covering the last feasible edge was found.")
+    print("'<=': all feasible edges covered, but ingot did not prove the rest infeasible and says not")
+    print("when each test was found, so the run's total time bounds the time to coverage.")
     print(f"Start-up: ingot {fmt(ig_start)} s (min over programs, process wall minus exploration time); "
           f"CrossHair {fmt(median([w for w, _ in ch_starts]) if ch_starts else None)} s wall / "
           f"{fmt(median([c for _, c in ch_starts]) if ch_starts else None)} s CPU (`check` on an identity function, "
@@ -466,9 +517,13 @@ def main() -> int:
             if ig.findings:
                 notes.append("ingot findings " + ", ".join(ig.findings))
         if ch is not None:
-            notes.append("CrossHair sweep " + ", ".join(f"N={s.budget}: {s.arcs}/{ch.feasible}" for s in ch.sweep))
+            notes.append("CrossHair sweep " + ", ".join(
+                f"N={s.budget}: " + (f"cut after {s.wall:.0f} s" if s.timed_out else f"{s.arcs}/{ch.feasible}")
+                for s in ch.sweep))
             if not ch.deterministic:
                 notes.append("CrossHair output differs between repetitions")
+            if ch.check_cut:
+                notes.append(f"CrossHair check cut by --run-timeout in {ch.check_cut} run(s)")
             if ch.bug_line:
                 notes.append("CrossHair: " + ch.bug_line.split("error: ", 1)[-1])
         if notes:

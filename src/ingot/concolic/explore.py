@@ -115,6 +115,7 @@ class Finding:
     trace: list[str]
     site: str
     run: int
+    time_s: float | None = None  # seconds into the exploration when it was found
 
 
 @dataclass
@@ -124,6 +125,7 @@ class TestCase:
     outcome: dict[str, Any]
     new_edges: list[str]
     run: int
+    time_s: float | None = None  # seconds into the exploration when it was found
 
 
 @dataclass
@@ -494,14 +496,14 @@ class Explorer:
                 self._finding_keys.add(fkey)
                 new_finding = True
                 res.findings.append(Finding(err.kind, err.message, run.args, run.mocks,
-                                            [str(f) for f in err.trace], site, res.runs))
+                                            [str(f) for f in err.trace], site, res.runs, now))
                 if res.first_finding_s is None:
                     res.first_finding_s = now
         if new_edges or new_finding:
             self._corpus.append(run.assignment)
         if new_edges or new_finding or not res.tests:
             res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),
-                                      [edge_label(self.view, e) for e in new_edges], res.runs))
+                                      [edge_label(self.view, e) for e in new_edges], res.runs, now))
         if res.full_coverage_s is None and self._edge_keys and self._edge_keys <= res.covered:
             res.full_coverage_s = now
             res.full_coverage_run = res.runs

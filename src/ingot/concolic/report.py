@@ -51,6 +51,9 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
             "full_coverage_run": ex.full_coverage_run,
             "first_finding_s": _round(ex.first_finding_s),
             "first_finding_run": ex.findings[0].run if ex.findings else None,
+            # when each entry of "tests" and "findings" was found (the order of those lists)
+            "tests_s": [_round(t.time_s) for t in ex.tests],
+            "findings_s": [_round(f.time_s) for f in ex.findings],
         }
     return report
 
