@@ -67,15 +67,7 @@ def test_calls_name_their_callee() -> None:
     assert callees == {"Check"}
 
 
-def test_classes_and_extension_protocol() -> None:
+def test_classes() -> None:
     v = view("catch.baml")
     assert [c.name for c in v.classes()] == ["Bad"]
     assert v.classes()[0].fields[0].name == "code"
-
-    class CountBranches:
-        name = "count-branches"
-
-        def lower(self, program: ProgramView) -> int:
-            return sum(len(f.branch_edges()) for f in program.functions())
-
-    assert v.lower(CountBranches()) > 0
