@@ -17,12 +17,12 @@ from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
 from ingot.compiler import Compiled, compile_files
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
 from ingot.llm.mocks import Replies
-from ingot.mir.api import ProgramView
 from ingot.project import project_files, read_sources
 from ingot.runtime import limits, ops
 from ingot.runtime.errors import BamlError
 from ingot.runtime.limits import Sizes
 from ingot.runtime.values import Instance
+from ingot.view import ProgramView
 
 # Execution tiers: the reference interpreter, and BEX translated to Python functions.
 TIERS: dict[str, type[VM]] = {"interp": VM, "compiled": CompiledVM}

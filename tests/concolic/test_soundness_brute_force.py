@@ -18,7 +18,7 @@ import pytest
 import ingot
 from ingot.concolic.explore import Explorer, Options, edge_key, edge_label
 from ingot.concolic.inputs import assignment_for
-from ingot.mir.api import ListT, MapT, Prim, Ty
+from ingot.view import ListT, MapT, Prim, Ty
 
 INTS = range(-4, 5)
 SMALL_INTS = range(-2, 3)  # elements of arrays and map values (keeps the product small)

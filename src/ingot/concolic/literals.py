@@ -18,8 +18,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ingot.bex.opcodes import Op
-from ingot.bex.program import BexProgram
+from ingot.bex.api import BexProgram, Op
 from ingot.runtime.values import INT_MAX, INT_MIN
 
 PANIC_OPS = {Op.DIV: "DivisionByZero", Op.MOD: "DivisionByZero", Op.READ_INDEX: "IndexOutOfBounds",

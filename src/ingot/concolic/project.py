@@ -22,7 +22,7 @@ from typing import Any
 from ingot.concolic.explore import Explorer, Options, edge_key
 from ingot.concolic.inputs import UnsupportedInput
 from ingot.concolic.report import SCHEMA_VERSION, as_json
-from ingot.mir.api import ProgramView
+from ingot.view import ProgramView
 
 # Tests set this to a directory: each job writes `<function>.<pid>` there when it starts, so a
 # test can find the worker process running a job (and kill it).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ingot.concolic.explore import Exploration, edge_label
-from ingot.mir.api import ProgramView
+from ingot.view import ProgramView
 
 SCHEMA_VERSION = 1
 
@@ -60,7 +60,7 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
 
 def concretized_at(view: ProgramView, sites: dict[str, int]) -> list[dict[str, Any]]:
     """Where values were fixed, most often first: site, source line, the operation, count."""
-    from ingot.bex.opcodes import Op
+    from ingot.bex.api import Op
 
     out = []
     program = view.bytecode

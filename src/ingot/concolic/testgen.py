@@ -16,7 +16,8 @@ from typing import Any
 
 from ingot.concolic.inputs import value_fits
 from ingot.files import write_atomic
-from ingot.mir.api import (
+from ingot.runtime.values import INT_MIN
+from ingot.view import (
     AliasT,
     ClassT,
     EnumT,
@@ -29,7 +30,6 @@ from ingot.mir.api import (
     UnionT,
     VariantT,
 )
-from ingot.runtime.values import INT_MIN
 
 
 class Unrenderable(Exception):

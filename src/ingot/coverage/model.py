@@ -21,8 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingot.bex.opcodes import Op
-from ingot.bex.program import PRELUDE_PREFIX
+from ingot.bex.api import PRELUDE_PREFIX, Op
 from ingot.concolic.explore import (
     EdgeKey,
     Exploration,
@@ -32,7 +31,7 @@ from ingot.concolic.explore import (
     reachable_functions,
 )
 from ingot.coverage.replay import Hits, replay
-from ingot.mir.api import Edge, FunctionView, ProgramView
+from ingot.view import Edge, FunctionView, ProgramView
 
 
 @dataclass(frozen=True)

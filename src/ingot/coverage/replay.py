@@ -22,14 +22,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingot.bex.program import BexFunction, Cell
+from ingot.bex.api import BexFunction, Cell
 from ingot.llm.mocks import MockError, to_value
 from ingot.llm.runtime import schema_for
-from ingot.mir.api import ProgramView
 from ingot.runtime.errors import BamlRaise
 from ingot.symbolic.expr import Expr, Interner
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import Frame, TrackedVM
+from ingot.view import ProgramView
 
 EdgeKey = tuple[str, int, int]  # (function, block, target block), as the explorer counts edges
 FAILURE_KEY = "$failure"  # a recorded mock that fails (the explorer's FAILURE_KEY)

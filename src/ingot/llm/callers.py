@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ingot.llm.clients import PROVIDERS, client_ref, provider_of
 from ingot.llm.errors import LlmFailure
 from ingot.llm.request import Conversation, HttpRequest, Turn, build_request, parse_response
-from ingot.mir.api import ClientSpec, ProgramView
+from ingot.view import ClientSpec, ProgramView
 
 if TYPE_CHECKING:  # httpx (behind Transport) loads only when a request may be sent
     from ingot.llm.transport import Transport

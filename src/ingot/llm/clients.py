@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingot.mir.api import ClientSpec, EnvRef
 from ingot.syntax.diagnostics import Code, Diagnostic
+from ingot.view import ClientSpec, EnvRef
 
 _COMMON = frozenset({"model", "api_key", "base_url", "timeout", "request_body", "headers", "query_params",
                      "temperature", "top_p", "capture_wire"})

@@ -21,8 +21,8 @@ from typing import Any
 
 from ingot.llm import jsonish as J
 from ingot.llm.schema import NULL, Schema
-from ingot.mir.api import AliasT, ClassT, EnumT, ListT, Lit, MapT, Prim, Ty, UnionT
 from ingot.runtime.values import INT_MAX, INT_MIN
+from ingot.view import AliasT, ClassT, EnumT, ListT, Lit, MapT, Prim, Ty, UnionT
 
 # The cost of each liberty (lower is better).
 COST = {

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ingot.mir.api import EnvRef
+from ingot.view import EnvRef
 
 ALLOW_ENV = "INGOT_ALLOW_LLM_URLS"
 

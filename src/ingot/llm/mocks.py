@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingot.llm.schema import NULL, Schema
-from ingot.mir.api import AliasT, ClassT, EnumT, ListT, Lit, MapT, Prim, Ty, UnionT
 from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
+from ingot.view import AliasT, ClassT, EnumT, ListT, Lit, MapT, Prim, Ty, UnionT
 
 
 class MockError(Exception):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ingot.llm.schema import NULL, Schema
-from ingot.mir.api import AliasT, ClassT, EnumT, ListT, MapT, Prim, Ty, UnionT
+from ingot.view import AliasT, ClassT, EnumT, ListT, MapT, Prim, Ty, UnionT
 
 MISSING = object()
 

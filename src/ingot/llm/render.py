@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ingot.llm.schema import NULL, Class, Enum, Schema, non_null
-from ingot.mir.api import AliasT, ClassT, EnumT, ListT, Lit, MapT, Prim, Ty, UnionT
+from ingot.view import AliasT, ClassT, EnumT, ListT, Lit, MapT, Prim, Ty, UnionT
 
 INLINE_ENUM_MAX = 6
 _SIMPLE = ("int", "float", "bool")

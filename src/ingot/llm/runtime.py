@@ -31,7 +31,7 @@ from ingot.llm.mocks import Failure, MockError, Mocks, to_value
 from ingot.llm.render import render_output_format
 from ingot.llm.request import REPAIR_PROMPT, Conversation, Turn
 from ingot.llm.schema import Schema
-from ingot.mir.api import ProgramView, Ty
+from ingot.view import ProgramView, Ty
 
 SCHEMA_ATTEMPTS = 2
 

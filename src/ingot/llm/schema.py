@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ingot.mir.api import (
+from ingot.view import (
     AliasT,
     ClassT,
     EnumT,

@@ -1,4 +1,4 @@
 """Integrations driven by `_meta.ingot`: the MCP server and generated CLIs.
 
-Sees compiled programs only through `ingot.mir.api`.
+Sees compiled programs only through `ingot.view`.
 """

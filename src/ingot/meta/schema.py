@@ -1,4 +1,4 @@
-"""JSON Schema (draft 2020-12) for BAML types, read through `ingot.mir.api`.
+"""JSON Schema (draft 2020-12) for BAML types, read through `ingot.view`.
 
 Classes, enums and type aliases become `$defs` entries referenced with
 `$ref`, so recursive types work. A field's `@description` (else its `///` doc
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ingot.mir.api import (
+from ingot.view import (
     NULL,
     AliasT,
     ClassT,

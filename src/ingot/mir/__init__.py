@@ -1,1 +1,1 @@
-"""MIR: the control-flow graph per function, its lowering, printer and public API."""
+"""MIR: the control-flow graph per function, its lowering and printer (its public view is `ingot.view`)."""

@@ -4,7 +4,7 @@
 
 Everything here needs torch (`pip install -e '.[torch]'`); importing a name
 without it raises an ImportError that says so. Sees compiled programs only
-through `ingot.mir.api` and the program object.
+through `ingot.view` and the program object.
 """
 
 from __future__ import annotations

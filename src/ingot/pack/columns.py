@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from ingot.convert import ArgumentError
-from ingot.mir.api import AliasT, ClassT, EnumT, Prim, Ty, UnionT
 from ingot.pack.residual import sample_layout, stack_inputs
 from ingot.pack.trace import Layout
 from ingot.runtime.values import INT_MAX, INT_MIN
+from ingot.view import AliasT, ClassT, EnumT, Prim, Ty, UnionT
 
 if TYPE_CHECKING:
     from ingot.api import Program

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch._dynamo import nonstrict_trace
 
-from ingot.bex.program import BexFunction
+from ingot.bex.api import BexFunction
 from ingot.convert import ArgumentError, to_python
 from ingot.pack.tensors import TensorBranchError
 from ingot.pack.trace import PackError

@@ -26,15 +26,15 @@ from typing import Any
 
 import torch
 
-from ingot.bex.opcodes import Op as B
-from ingot.bex.program import BexFunction
-from ingot.mir.api import ProgramView
+from ingot.bex.api import BexFunction
+from ingot.bex.api import Op as B
 from ingot.pack.tensors import is_tensor
 from ingot.runtime.values import Instance, Variant
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.runtime import SiteFrame
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import Frame, TrackedVM
+from ingot.view import ProgramView
 
 
 class PackError(Exception):

@@ -14,7 +14,7 @@ methods (packing) are honoured. Concrete-only code stays plain Python.
 
 Generated functions take `(d, C, X, l1..ln, m1..mn)` (depth, captured cells,
 the call-stack context hash, arguments, their shadows) and return
-`(value, shadow)`. Branch and switch sites come from `ingot.mir.api`, read when
+`(value, shadow)`. Branch and switch sites come from `ingot.view`, read when
 the program is translated (cached per program like the concrete tier).
 """
 
@@ -22,20 +22,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingot.bex.compiled import (
+from ingot.bex.api import (
+    BINARY,
+    OPCODES,
     STATIC_NAMES,
+    BexFunction,
+    Closure,
     FunctionTranslator,
+    Op,
     Translation,
     ensure_recursion_limit,
     inline_builtin,
     make_catch,
+    not_callable,
     run_entry,
     translate,
 )
-from ingot.bex.opcodes import BINARY, OPCODES, Op
-from ingot.bex.program import BexFunction, Closure
-from ingot.bex.vm import not_callable
-from ingot.mir.api import ProgramView
 from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
@@ -50,6 +52,7 @@ from ingot.symbolic.tracker import (
     build_site_info,
 )
 from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
+from ingot.view import ProgramView
 
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ingot.bex.program import BexFunction
+from ingot.bex.api import BexFunction
 from ingot.runtime import ops
 from ingot.runtime.values import Variant
 from ingot.symbolic.expr import Expr, Interner, Sort

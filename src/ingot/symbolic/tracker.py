@@ -13,7 +13,7 @@ CONCRETIZE entry, so the path condition stays sound.
 
 The shadow heap, the path condition (branch, check, concretize, assume) and
 hot-site pruning are `ingot.symbolic.runtime.TrackerRuntime`, which both
-trackers share. It is built against `ingot.mir.api` (branch successors, switch
+trackers share. It is built against `ingot.view` (branch successors, switch
 targets, transfer records) and the runtime value model only.
 """
 
@@ -22,11 +22,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ingot.bex.opcodes import ARITH, BINARY, OPCODES, ORDER
-from ingot.bex.opcodes import Op as B
-from ingot.bex.program import BexFunction, Cell, Closure
-from ingot.bex.vm import VM, bounded_trace, not_callable, read_index, write_index
-from ingot.mir.api import FunctionView, ProgramView
+from ingot.bex.api import (
+    ARITH,
+    BINARY,
+    OPCODES,
+    ORDER,
+    VM,
+    BexFunction,
+    Cell,
+    Closure,
+    bounded_trace,
+    not_callable,
+    read_index,
+    write_index,
+)
+from ingot.bex.api import Op as B
 from ingot.runtime import ops
 from ingot.runtime.errors import ERRORS, BamlRaise, is_panic_value, panic
 from ingot.runtime.render import render_value
@@ -36,6 +46,7 @@ from ingot.symbolic import builtin_models
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, Shadow, Tagged
+from ingot.view import FunctionView, ProgramView
 
 __all__ = ["Environment", "Frame", "RunTrace", "SiteInfo", "TrackedVM", "build_site_info", "pruned_count",
            "UNMODELLED_UNARY"]

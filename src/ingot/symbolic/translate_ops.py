@@ -12,9 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingot.bex.compiled import OP_RUNTIME, OP_SYMBOL, float_operands, float_order, literal
-from ingot.bex.opcodes import OPCODES, ORDER, Op, Shadow
-from ingot.bex.program import BexFunction
+from ingot.bex.api import (
+    OP_RUNTIME,
+    OP_SYMBOL,
+    OPCODES,
+    ORDER,
+    BexFunction,
+    Op,
+    Shadow,
+    float_operands,
+    float_order,
+    literal,
+)
 from ingot.runtime.values import INT_MAX
 
 __all__ = ["Entry", "static_result", "concrete_binary", "literal_of"]

@@ -1,8 +1,8 @@
-"""The MIR extension interface: a small, read-only view of a compiled program.
+"""The program view: a small, read-only view of a compiled program, its MIR and its bytecode.
 
-This module is the only way `ingot.symbolic`, `ingot.concolic`, `ingot.pack`
-and `ingot.meta` see compiled programs (an import-linter contract enforces
-it). It exposes:
+With `ingot.bex.api` (the bytecode types, opcode table and executors), this module is
+the only way `ingot.symbolic`, `ingot.concolic`, `ingot.coverage`, `ingot.pack` and
+`ingot.meta` see compiled programs (an import-linter contract enforces it). It exposes:
 
 - the program: functions, classes (fields with types), enums, aliases,
   tests, and the `_meta.ingot` annotations;

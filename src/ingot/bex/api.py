@@ -1,0 +1,81 @@
+"""The public door to BEX for executors and runtimes built on it.
+
+The trackers (`ingot.symbolic`), the explorer (`ingot.concolic`), the pack tracer
+(`ingot.pack`), the annotation layer (`ingot.meta`) and the coverage replay
+(`ingot.coverage`) reach the bytecode, the opcode table, the interpreter and the
+compiled tier only through this module (an import-linter contract enforces it):
+what is listed here is what they may build on; everything else in `ingot.bex` may
+change without notice.
+"""
+
+from __future__ import annotations
+
+from ingot.bex.compiled import (
+    OP_RUNTIME,
+    OP_SYMBOL,
+    STATIC_NAMES,
+    FunctionTranslator,
+    Translation,
+    ensure_recursion_limit,
+    float_operands,
+    float_order,
+    inline_builtin,
+    literal,
+    make_catch,
+    run_entry,
+    translate,
+)
+from ingot.bex.opcodes import (
+    ARITH,
+    BINARY,
+    OPCODES,
+    ORDER,
+    Shadow,
+)
+from ingot.bex.program import (
+    PRELUDE_PREFIX,
+    BexFunction,
+    BexProgram,
+    Cell,
+    Closure,
+    Op,
+)
+from ingot.bex.vm import (
+    VM,
+    bounded_trace,
+    not_callable,
+    read_index,
+    write_index,
+)
+
+__all__ = [
+    "ARITH",
+    "BINARY",
+    "BexFunction",
+    "BexProgram",
+    "Cell",
+    "Closure",
+    "FunctionTranslator",
+    "OPCODES",
+    "OP_RUNTIME",
+    "OP_SYMBOL",
+    "ORDER",
+    "Op",
+    "PRELUDE_PREFIX",
+    "STATIC_NAMES",
+    "Shadow",
+    "Translation",
+    "VM",
+    "bounded_trace",
+    "ensure_recursion_limit",
+    "float_operands",
+    "float_order",
+    "inline_builtin",
+    "literal",
+    "make_catch",
+    "not_callable",
+    "read_index",
+    "run_entry",
+    "translate",
+    "write_index",
+]
