@@ -11,6 +11,7 @@ loops as contiguous arm ranges, and whether the whole function is structured
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.opcodes import ENDS_BLOCK, OPCODES, Op, stack_effect
@@ -20,6 +21,22 @@ if TYPE_CHECKING:
     from ingot.bex.program import BexFunction
 
 _ENDS = ENDS_BLOCK
+# a counted loop's header: `i < n` (`n` a local or a constant), perhaps stored into a temporary and loaded back, then the branch
+_TEST = [Op.LOAD_LOCAL, Op.LOAD_LOCAL, Op.LT, Op.POP_JUMP_IF_FALSE]
+_TEST_VIA_TEMP = [Op.LOAD_LOCAL, Op.LOAD_LOCAL, Op.LT, Op.STORE_LOCAL, Op.LOAD_LOCAL, Op.POP_JUMP_IF_FALSE]
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A loop that runs as `for l<var> in range(l<var>, bound)` (see `ControlFlow.counted_loop`)."""
+
+    first: int  # the arm of its header
+    last: int  # its last arm
+    var: int  # the induction local
+    bound: str  # the bound's Python expression: a local or an int literal
+    exit: int  # where the test's failure goes
+    body: int  # where it goes while the test holds
+    step: int  # the block `var = var + 1` (the only back edge)
 
 
 class ControlFlow:
@@ -33,6 +50,8 @@ class ControlFlow:
     dup: set[int]
     arms: list[int]
     arm_pos: dict[int, int]
+    depth: dict[int, int]
+    forward: set[int]
 
     def leaders(self) -> list[int]:
         code, n = self.code, len(self.code)
@@ -189,6 +208,82 @@ class ControlFlow:
                 if e1 == e2 or q2 <= e1 < e2:  # (sorted: the first header comes first)
                     return None
         return dict(spans)
+
+    def counted_loop(self, q: int, e: int, kinds: dict[int, str]) -> Counted | None:
+        """The loop of arms `q..e` as a counted loop, when it is one (else None).
+
+        A counted loop's header is exactly `i < n` (through a temporary, perhaps) and a branch
+        out of the loop; `i` and `n` are int locals (or `n` an int constant), the only back
+        edge comes from a step block that is exactly `i = i + 1`, and nothing else in the
+        loop stores into `i` or `n`. Such a loop runs `i` from its value on entry up to `n`
+        by steps of 1, so it is Python's `for i in range(i, n)`: the test and the increment
+        (and its overflow test: `i < n <= INT_MAX`) disappear.
+        """
+        code, h = self.code, self.arms[q]
+        seq = [op for op, _ in code[h:self.block_end[h]]]
+        if len(seq) > 1 and seq[1] == Op.LOAD_CONST:
+            seq[1] = Op.LOAD_LOCAL  # (the bound may be a constant)
+        if seq not in (_TEST, _TEST_VIA_TEMP) or self.depth.get(h) != 0:
+            return None
+        if seq == _TEST_VIA_TEMP and h + 3 not in self.forward:
+            return None
+        i, bound_arg = code[h][1], code[h + 1][1]
+        if kinds.get(i) != "int" or code[h + 1][0] == Op.LOAD_LOCAL and (bound_arg == i or kinds.get(bound_arg) != "int"):
+            return None
+        if code[h + 1][0] == Op.LOAD_CONST:
+            c = self.fn.consts[bound_arg]
+            if type(c) is not int:
+                return None
+            bound = f"({c})" if c < 0 else repr(c)
+        else:
+            bound = f"l{bound_arg}"
+        ex = self.exits(h)
+        if [k for k, _ in ex] != ["cond", "fall"] or ex[0][1] == ex[1][1]:
+            return None
+        exit_, body = ex[0][1], ex[1][1]
+        region = self.hosted(range(q, e + 1))
+        if exit_ in region and exit_ not in self.inlined:  # (an arm inside the loop)
+            return None
+        steps = [b for b in region if any(t == h for _, t in self.exits(b))]
+        if len(steps) != 1 or not self.is_increment(steps[0], i, h):
+            return None
+        step = steps[0]
+        for b in region:
+            for op, arg in code[b:self.block_end[b]]:
+                if op == Op.STORE_LOCAL and (arg == i and b != step or bound == f"l{arg}"):
+                    return None
+        escape = self.hosted([exit_]) if exit_ in self.inlined else set()
+        if any(self.arm_pos.get(t, e + 1) in range(q, e + 1) for b in escape for _, t in self.exits(b)):
+            return None  # the exit's code jumps back into the loop
+        return Counted(q, e, i, bound, exit_, body, step)
+
+    def is_increment(self, b: int, i: int, header: int) -> bool:
+        """Is block `b` exactly `i = i + 1` and a jump to `header`?"""
+        code = self.code
+        ops = code[b:self.block_end[b]]
+        if ops[-1] != (Op.JUMP, header):
+            return False
+        body = ops[:-1]
+        if len(body) == 6 and b + 1 in self.forward and body[1][0] == Op.STORE_LOCAL \
+                and body[2] == (Op.LOAD_LOCAL, body[1][1]):
+            body = [body[0], *body[3:]]  # through a temporary read once
+        if len(body) != 4 or body[0] != (Op.LOAD_LOCAL, i) or body[1][0] != Op.LOAD_CONST \
+                or body[2][0] != Op.ADD or body[3] != (Op.STORE_LOCAL, i):
+            return False
+        one = self.fn.consts[body[1][1]]
+        return type(one) is int and one == 1
+
+    def hosted(self, arms: Any) -> set[int]:
+        """The blocks of the given arms (or blocks) and of everything inlined into them."""
+        out: set[int] = set()
+        todo = [self.arms[p] for p in arms] if isinstance(arms, range) else list(arms)
+        while todo:
+            b = todo.pop()
+            if b in out:
+                continue
+            out.add(b)
+            todo.extend(t for _, t in self.exits(b) if t in self.inlined)
+        return out
 
     # -- control flow ---------------------------------------------------------------------
     def thread(self, target: int) -> int:

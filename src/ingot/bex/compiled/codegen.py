@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from ingot.bex.compiled.cfg import ControlFlow
+from ingot.bex.compiled.cfg import ControlFlow, Counted
 from ingot.bex.compiled.kinds import KindInference
+from ingot.bex.compiled.steps import StepCounting
 from ingot.bex.opcodes import BINARY, OPCODES, Kind, Op
 from ingot.bex.program import BexFunction, BexProgram
 from ingot.runtime.values import INT_MAX, INT_MIN
@@ -88,12 +89,16 @@ class _Entry:
         self.bounded = bounded  # an int known to be below the maximum (`+ 1` cannot overflow)
 
 
-class FunctionTranslator(ControlFlow, KindInference):
-    # A step (a backward jump or a call) with a budget: the count is a global of the VM's
-    # namespace, compared with the step at which `_check` (the VM's `check_limits`) must look
-    # at the limits; a method call per step would cost more than a tight loop's body.
-    TICK = "_steps += 1; _steps < _NEXT or _check()"
-    STEP_GLOBALS = True  # functions declare `global _steps` (TICK assigns it)
+class FunctionTranslator(ControlFlow, KindInference, StepCounting):
+    # Counted loops become `for ... in range(...)` (`cfg.counted_loop`); this class's `block`
+    # leaves out their header's test and step. A variant with a `block` of its own keeps the
+    # plain loops unless it says it honours that too (`__init_subclass__`).
+    COUNTED_LOOPS = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "block" in cls.__dict__ and "COUNTED_LOOPS" not in cls.__dict__:
+            cls.COUNTED_LOOPS = False
 
     def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
@@ -101,8 +106,6 @@ class FunctionTranslator(ControlFlow, KindInference):
         self.code = fn.code
         self.name = f"f{fn.index}"
         mod.by_code_name[self.name] = fn
-
-    # -- block structure ------------------------------------------------------------
 
     # -- output -----------------------------------------------------------------------
     def out(self, text: str) -> None:
@@ -112,7 +115,7 @@ class FunctionTranslator(ControlFlow, KindInference):
         self.indent = 0
         self.pc = 0
         self.out(self.signature())
-        self.indent = 1
+        self.indent = self.base = 1
         if self.mod.budget and self.STEP_GLOBALS:
             self.out("global _steps")
         if not self.code:
@@ -120,7 +123,18 @@ class FunctionTranslator(ControlFlow, KindInference):
             return
         self.analyse()
         self.prologue()
+        self.local_steps = self.uses_local_steps()
+        if not self.local_steps:
+            self.layout()
+            return
+        self.reload_steps()
+        self.out("try:")  # (free in CPython until something raises)
+        self.indent = self.base = 2
         self.layout()
+        self.indent = 1
+        self.out("finally:")
+        self.indent = 2
+        self.out("_steps += _b - _r")  # the steps still pending when it returns or a panic escapes
 
     def signature(self) -> str:
         params = "".join(f", l{i}" for i in range(1, self.fn.arity + 1))
@@ -174,6 +188,7 @@ class FunctionTranslator(ControlFlow, KindInference):
         regions = self.loop_regions()
         self.region: tuple[int, int] | None = None
         self.structured = False
+        self.steps_of: set[int] = set()  # the step blocks of counted loops
         if self.arms == [0] and not fn.handlers and not any(
                 t == 0 for b in self.block_end for _, t in self.exits(b)):
             # no loops, no handlers: structured code, no dispatch
@@ -190,20 +205,20 @@ class FunctionTranslator(ControlFlow, KindInference):
         for pos, b in enumerate(self.arms):
             self.arm = pos
             self.pc = b
-            base = 2
+            base = self.base + 1
             if pos in regions:
                 self.region = (pos, regions[pos])
                 heads = sorted(self.arms[pos:regions[pos] + 1])
-                self.indent = 2
+                self.indent = self.base + 1
                 if len(heads) == 1:
                     self.out(f"if pc == {b}:")
                 else:
                     name = self.mod.const_name(frozenset(heads), f"rg{self.fn.index}_{pos}")
                     self.out(f"if pc in {name}:")
-                self.indent = 3
+                self.indent = self.base + 2
                 self.out("while True:")
             if self.region is not None:
-                base = 4
+                base = self.base + 3
             self.indent = base
             self.out(f"if pc == {b}:")
             self.indent = base + 1
@@ -212,24 +227,59 @@ class FunctionTranslator(ControlFlow, KindInference):
                 self.region = None
 
     def structured_layout(self, regions: dict[int, int]) -> None:
-        """Arms in order, each loop a `while True:` around its arms: no `pc` (see `structurable`)."""
+        """Arms in order, each loop a `while True:` (or a counted loop's `for`) around its arms:
+        no `pc` (see `structurable`)."""
         open_: list[tuple[int, int]] = []
+        counted: dict[int, Counted] = {}
         for pos, b in enumerate(self.arms):
             self.arm = pos
             self.pc = b
+            loop = None
             if pos in regions:
-                self.indent = 1 + len(open_)
-                self.out("while True:")
+                self.indent = self.base + len(open_)
+                if self.COUNTED_LOOPS:
+                    loop = self.counted_loop(pos, regions[pos], self.kinds)
+                if loop is None:
+                    self.out("while True:")
+                else:
+                    counted[pos] = loop
+                    self.steps_of.add(loop.step)
+                    self.out(f"for l{loop.var} in range(l{loop.var}, {loop.bound}):")
                 open_.append((pos, regions[pos]))
             self.region = open_[-1] if open_ else None
-            self.indent = 1 + len(open_)
-            self.body(b, 0)
+            self.indent = self.base + len(open_)
+            if loop is None:
+                self.body(b, 0)
+            else:  # the header's test is the `for`: on to the loop's body
+                self.follow(loop.body, b, self.block_end[b] - 1)
             while open_ and open_[-1][1] == pos:
-                open_.pop()
+                first = open_.pop()[0]
+                if first in counted:
+                    self.counted_exit(counted[first], open_)
+
+    def counted_exit(self, loop: Counted, enclosing: list[tuple[int, int]]) -> None:
+        """A counted loop's `else:` (the test failed): the variable's value, then the exit's code."""
+        self.region = enclosing[-1] if enclosing else None
+        self.arm = loop.first
+        self.pc = header = self.arms[loop.first]
+        self.indent = self.base + len(enclosing)
+        self.out("else:")
+        self.indent += 1
+        if loop.var in self.read:  # `range` stops one short of the value that failed the test
+            self.out(f"if l{loop.var} < {loop.bound}: l{loop.var} = {loop.bound}")
+        # (a jump from here to the arm after the loop falls out of the `for` in place)
+        self.follow(loop.exit, header, self.block_end[header] - 1)
+
+    def follow(self, target: int, b: int, last: int) -> None:
+        """Code of `target` in place when it is inlined into `b`, else the jump to it."""
+        if target in self.inlined:
+            self.body(target, 1)
+        else:
+            self.jump(target, False, last)
 
     def jump(self, target: int, tick: bool, at: int, always: bool = False) -> None:
         if tick and self.mod.budget and target <= at:
-            self.out(self.TICK)
+            self.tick()
         if self.structured:
             self.structured_jump(self.arm_pos[target])
             return
@@ -251,6 +301,12 @@ class FunctionTranslator(ControlFlow, KindInference):
 
     def body(self, b: int, level: int) -> None:
         """One block's code, then its exit; inlined successors follow in place."""
+        if b in self.steps_of:  # a counted loop's `i = i + 1`: the `for` steps
+            self.pc = last = self.block_end[b] - 1
+            if self.mod.budget and self.code[last][1] <= last:
+                self.tick()
+            self.out("continue")
+            return
         h = self.handler_at(b)
         if h is not None:
             self.pc = b
@@ -289,7 +345,7 @@ class FunctionTranslator(ControlFlow, KindInference):
                 copy = (not inline and h is None and not self.structured and target in self.dup
                         and target not in self.path and len(self.path) < 4)
                 if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
-                    self.out(self.TICK)  # a backward JUMP ticks even when its target's code follows in place
+                    self.tick()  # a backward JUMP ticks even when its target's code follows in place
                 if inline:
                     follow = target
                 elif copy:
@@ -306,6 +362,8 @@ class FunctionTranslator(ControlFlow, KindInference):
             self.out("except BamlRaise as e:")
             self.indent += 1
             self.out("_catch(e)")
+            self.flush_steps()  # (`_catch` charged the trace's frames)
+            self.reload_steps()
             if h.slot_kind == "cell":
                 self.out(f"l{h.slot} = Cell(e.value)")
             else:
@@ -420,7 +478,9 @@ class FunctionTranslator(ControlFlow, KindInference):
             elif op == Op.LOAD_CAPTURE_CELL:
                 stack.append(_Entry(f"C[{arg}]"))
             elif op == Op.LOAD_GLOBAL:
+                self.flush_steps()  # (a constant's first load runs its initialiser)
                 self.out(f"{dest} = _global({arg})")
+                self.reload_steps()
                 stack.append(_Entry(dest))
             elif op in (Op.ADD, Op.SUB, Op.MUL):
                 b, a = stack[-1], stack[-2]
@@ -669,12 +729,15 @@ class FunctionTranslator(ControlFlow, KindInference):
                 callee = mod.program.functions[index]
                 if callee.kind != "body":
                     name = mod.const_name(callee, f"fn{index}")
+                    self.flush_steps()
                     self.out(f"{t} = _call_external({name}, [{', '.join(args)}])")
+                    self.reload_steps()
                 else:
                     self.out("if d >= MAXD: raise _overflow()")
                     if mod.budget:
-                        self.out(self.TICK)
+                        self.call_tick()
                     self.out(f"{t} = f{index}(d + 1, (){''.join(', ' + x for x in args)})")
+                    self.reload_steps()
                 push_result(t)
             elif op == Op.CALL_BUILTIN:
                 index, argc = arg
@@ -701,12 +764,15 @@ class FunctionTranslator(ControlFlow, KindInference):
                 self.indent += 1
                 self.out("if d >= MAXD: raise _overflow()")
                 if mod.budget:
-                    self.out(self.TICK)
+                    self.call_tick()
                 self.out(f"{t} = _g(d + 1, {target}.cells{''.join(', ' + x for x in args)})")
+                self.reload_steps()
                 self.indent -= 1
                 self.out("else:")
                 self.indent += 1
+                self.flush_steps()
                 self.out(f"{t} = _call_value(d, {target}, [{', '.join(args)}])")
+                self.reload_steps()
                 self.indent -= 1
                 push_result(t)
             elif op == Op.RETURN:
