@@ -86,3 +86,26 @@ def test_the_overflow_is_still_caught_where_no_fact_holds() -> None:
     for source in (RESET, AT_MOST):
         program = ingot.load_source(source)
         assert outcome(CompiledVM, program, INT_MAX)[:2] == ("error", "IntegerOverflow")
+
+
+# A local that only ever holds an array the function made: its indexing leans on Python's
+# IndexError; negative, past-the-end and huge indices must panic as on the interpreter.
+ARRAY_LOCAL = """
+function F(n: int) -> int {
+  let xs = [1, 2, 3];
+  let ys = xs;
+  ys[n] = 7;
+  xs[n - 1] + ys[n]
+}
+"""
+
+
+def test_an_array_local_is_indexed_without_type_tests() -> None:
+    text = source_of(ingot.load_source(ARRAY_LOCAL).bex)
+    assert "except IndexError" in text and "type(l" not in text.split("except IndexError")[0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, -1, -3, INT_MAX, -INT_MAX - 1])
+def test_array_locals_index_like_the_interpreter(n: int) -> None:
+    program = ingot.load_source(ARRAY_LOCAL)
+    assert outcome(CompiledVM, program, n) == outcome(VM, program, n)

@@ -154,6 +154,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                           for i, b in enumerate(all_leaders)}
         self.kinds = self.infer_kinds(depth)
         self.nonneg = self.nonneg_slots(depth, self.kinds)
+        self.lists = self.list_slots(depth, self.kinds)
         self.below = self.below_max(self.kinds)
         code = self.code
         loads: dict[int, int] = {}
@@ -434,8 +435,8 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                     stack.append(_Entry(target, kind=kind))
 
             if op == Op.LOAD_LOCAL:
-                stack.append(_Entry(f"l{arg}", slot=arg, kind=self.kinds.get(arg, ""), nonneg=arg in self.nonneg,
-                                    bounded=arg in below))
+                kind = self.kinds.get(arg) or ("list" if arg in self.lists else "")
+                stack.append(_Entry(f"l{arg}", slot=arg, kind=kind, nonneg=arg in self.nonneg, bounded=arg in below))
             elif op == Op.LOAD_CONST:
                 value = fn.consts[arg]
                 lit = literal(value)
@@ -637,6 +638,14 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 t = result_dest(2)
                 del stack[-2:]
                 B, Ix = b_.expr, i_.expr
+                if b_.kind == "list" and i_.kind == "int":  # Python's IndexError is the bounds test
+                    sign = i_.nonneg or i_.value is not None and i_.value >= 0
+                    self.out(f"try: {t} = {B}[{Ix}]" if sign else
+                             f"try: {t} = {B}[{Ix}] if {Ix} >= 0 else _read_index({B}, {Ix})")
+                    self.out(f"except IndexError: {t} = _read_index({B}, {Ix})")
+                    push_result(t)
+                    pc += 1
+                    continue
                 ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
                 self.out(f"{t} = {B}[{Ix}] if type({B}) is list{ichk} and 0 <= {Ix} < len({B}) "
                           f"else _read_index({B}, {Ix})")
@@ -646,6 +655,13 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 i_ = stack.pop()
                 b_ = stack.pop()
                 B, Ix = b_.expr, i_.expr
+                if b_.kind == "list" and i_.kind == "int":  # Python's IndexError is the bounds test
+                    self.out(f"if {Ix} >= 0:")
+                    self.out(f"    try: {B}[{Ix}] = {v.expr}")
+                    self.out(f"    except IndexError: _write_index({B}, {Ix}, {v.expr})")
+                    self.out(f"else: _write_index({B}, {Ix}, {v.expr})")
+                    pc += 1
+                    continue
                 ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
                 self.out(f"if type({B}) is list{ichk} and 0 <= {Ix} < len({B}): {B}[{Ix}] = {v.expr}")
                 self.out(f"else: _write_index({B}, {Ix}, {v.expr})")

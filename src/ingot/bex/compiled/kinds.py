@@ -29,6 +29,15 @@ def nonneg(v: Any, chosen: set[int]) -> bool:
     return all(nonneg(x, chosen) for x in v[1])
 
 
+def _array_of(op: Op, arg: Any, args: list[Any]) -> Any:
+    """"list" for a new array, ("slot", k) for a local's value, None for anything else."""
+    if op == Op.MAKE_ARRAY:
+        return "list"
+    if op == Op.LOAD_LOCAL:
+        return ("slot", arg)
+    return None
+
+
 class KindInference:
     """Static kinds of locals (a mixin of the translator: it reads `fn`, `code`, `mod` and the CFG)."""
 
@@ -90,6 +99,26 @@ class KindInference:
                 if OPCODES[op].pushes:
                     stack.append(abstract(op, arg, args))
         return stores
+
+    def list_slots(self, depth: dict[int, int], kinds: dict[int, str]) -> set[int]:
+        """Locals (not parameters) that only ever hold an array the function made itself: every
+        store is an array literal or a copy of such a local (a flow-insensitive fixpoint).
+        Their indexing needs no type test."""
+        excluded = set(self.fn.cell_params) | {h.slot for h in self.fn.handlers}
+        for op, arg in self.code:
+            if op in (Op.LOAD_DEREF, Op.STORE_DEREF, Op.NEW_CELL, Op.CARRY_CELL, Op.LOAD_CELL):
+                excluded.add(arg)
+        stores = self.stored_values(depth, _array_of)
+        chosen = {s_ for s_ in stores if s_ > self.fn.arity and s_ not in excluded and s_ not in kinds}
+        changed = True
+        while changed:
+            changed = False
+            for s_ in list(chosen):
+                if not all(v == "list" or v == ("slot", s_) or type(v) is tuple and v[1] in chosen
+                           for v in stores[s_]):
+                    chosen.discard(s_)
+                    changed = True
+        return chosen
 
     def nonneg_slots(self, depth: dict[int, int], kinds: dict[int, str]) -> set[int]:
         """Int locals (not parameters) that are never negative: every store is a non-negative
