@@ -3,11 +3,13 @@
 The translator reads only the bytecode and its side tables (the opcode table
 gives every instruction's stack effect and operator templates). Modules:
 `cfg` (control-flow recovery), `kinds` (kind inference), `codegen` (code
-generation), `translation` (the per-program cache), `runtime` (`CompiledVM`). Per program it generates one Python
+generation), `operands` (operator templates), `steps` (step counting),
+`translation` (the per-program cache), `runtime` (`CompiledVM`). Per program it generates one Python
 module: one `def` per BAML function, compiled once with `compile()` and cached
 (per program, and per budget mode: with `max_steps` set, backward jumps and
-calls tick the budget exactly as the interpreter does; without, no tick code
-exists at all). Each `CompiledVM` executes that module in its own namespace,
+calls tick the budget exactly as the interpreter does, in Python locals inside
+a function with loops (`steps`); without, no tick code exists at all). Each
+`CompiledVM` executes that module in its own namespace,
 so VM options (`max_depth`, `llm`, ...) are plain globals of the generated code.
 
 Translation:
@@ -20,7 +22,8 @@ Translation:
   predecessor inlined into it. Where every remaining jump is structured (to
   the next arm, to the innermost loop's header, or just past that loop) the
   function is plain code: loops are `while True:` with `continue`/`break`,
-  branches are `if`/`else`, there is no `pc`. Otherwise (handlers, switches,
+  branches are `if`/`else`, there is no `pc`; a counted loop (`i < n` with `n`
+  invariant and `i += 1` its only back edge) is `for i in range(i, n)`. Otherwise (handlers, switches,
   irreducible flow) the arms are a `while True` dispatch over `pc`, small
   blocks ending in a jump copied into their predecessors, each innermost loop
   in its own nested `while True`.
@@ -29,7 +32,9 @@ Translation:
   ...). `kinds` finds the locals that only ever hold an int, a float or a
   bool (their type tests go), the never-negative ints (no sign test before
   `/`, `%`) and the locals below the int maximum where a dominating `i < n`
-  held (no overflow test on `+ 1`). A temporary that is stored and read once
+  held (no overflow test on `+ 1`), and the locals that only hold an array
+  the function made (indexed without type tests: Python's `IndexError` is
+  the bounds test). A temporary that is stored and read once
   right away never leaves the stack; a store into a local nothing reads is
   dropped.
 - Blocks covered by an exception handler are wrapped in
@@ -41,10 +46,10 @@ Translation:
   instruction it implements), so the happy path pays nothing for them.
 """
 
-from ingot.bex.compiled.codegen import (
+from ingot.bex.compiled.codegen import FunctionTranslator
+from ingot.bex.compiled.operands import (
     OP_RUNTIME,
     OP_SYMBOL,
-    FunctionTranslator,
     float_operands,
     float_order,
     inline_builtin,

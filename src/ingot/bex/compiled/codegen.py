@@ -12,66 +12,27 @@ wrapped in `try/except BamlRaise`.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.compiled.cfg import ControlFlow, Counted
 from ingot.bex.compiled.kinds import KindInference
+from ingot.bex.compiled.operands import (
+    OP_RUNTIME,
+    OP_SYMBOL,
+    float_operands,
+    float_order,
+    inline_builtin,
+    literal,
+)
 from ingot.bex.compiled.steps import StepCounting
-from ingot.bex.opcodes import BINARY, OPCODES, Kind, Op
-from ingot.bex.program import BexFunction, BexProgram
+from ingot.bex.opcodes import OPCODES, Kind, Op
+from ingot.bex.program import BexFunction
 from ingot.runtime.values import INT_MAX, INT_MIN
-from ingot.stdlib import REGISTRY
 
 if TYPE_CHECKING:
     from ingot.bex.compiled.translation import Translation
 
 _LIM = INT_MAX + 1
-
-
-def inline_builtin(program: BexProgram, index: int, args: list[str], target: str) -> str | None:
-    """Plain Python for a call of built-in `index` that stores its (int) result in `target`, or None.
-
-    Only the runtime's own implementations are inlined (a program may bind another).
-    """
-    key = program.builtin_keys[index]
-    spec = REGISTRY.get(key)
-    if spec is None or spec.inline is None or program.builtins[index] is not spec.impl:
-        return None
-    return spec.inline.format(*args, target=target)
-
-
-# A binary operator's Python symbol and the runtime function the generated code falls back to
-# (both from the opcode table).
-OP_SYMBOL = {op: OPCODES[op].py for op in BINARY if OPCODES[op].py}
-OP_RUNTIME = {op: OPCODES[op].runtime_name for op in BINARY}
-
-
-def float_operands(a_kind: str, b_kind: str) -> bool:
-    """Static kinds for which the float fast path applies: one side a float, neither known otherwise."""
-    kinds = {a_kind, b_kind}
-    return "float" in kinds and not kinds & {"int", "str", "bool", "none"}
-
-
-def float_order(op: Op, a: str, b: str) -> str:
-    """`a op b` for two floats in BAML's total order: NaN after everything."""
-    return {Op.LT: f"{a} < {b} or ({b} != {b} and {a} == {a})",
-            Op.LE: f"{a} <= {b} or {b} != {b}",
-            Op.GT: f"{a} > {b} or ({a} != {a} and {b} == {b})",
-            Op.GE: f"{a} >= {b} or {a} != {a}"}[op]
-
-
-def literal(value: Any) -> str | None:
-    t = type(value)
-    if value is None or t is bool:
-        return repr(value)
-    if t is int:
-        return f"({value})" if value < 0 else repr(value)
-    if t is str:
-        return repr(value)
-    if t is float and math.isfinite(value):
-        return f"({value!r})" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else repr(value)
-    return None
 
 
 class _Entry:
@@ -391,6 +352,17 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         else:
             self.out(f"{target} = {expr}")
 
+    @staticmethod
+    def in_range(op: Op, a: _Entry, b: _Entry) -> str:
+        """The range test of `a op b` (binding `_t`): one bound when a non-negative operand rules
+        out the other (ints are in range, so `a + b >= a >= INT_MIN` when `b >= 0`)."""
+        t = f"(_t := {a.expr} {OP_SYMBOL[op]} {b.expr})"
+        if op == Op.ADD and (a.nonneg or b.nonneg) or op == Op.SUB and a.nonneg:
+            return f"{t} < {_LIM}"
+        if op == Op.SUB and b.nonneg:
+            return f"{t} >= {-_LIM}"
+        return f"{-_LIM} <= {t} < {_LIM}"
+
     def fusable(self, pc: int, end: int) -> bool:
         """A test whose result is stored, loaded once and branched on: `if not (a < b)`."""
         return (pc + 1 in self.forward and pc + 3 < end
@@ -514,7 +486,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                     self.out(f"{t} = {A} {sym} {B}")
                 else:
                     checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                    cond = " and ".join(checks + [f"{-_LIM} <= (_t := {A} {sym} {B}) < {_LIM}"])
+                    cond = " and ".join(checks + [self.in_range(Op(op), a, b)])
                     self.out(f"if {cond}:")
                     self.indent += 1
                     self.out(f"{t} = _t")
