@@ -1,6 +1,7 @@
 """Time BAML programs on the real engine, ingot's tiers (plain and tracked) and CPython.
 
-    python bench/engines.py [--repeat 5] [--tracked-repeat 1] [--full-repeat 1] [--no-real] [--only NAME ...]
+    python bench/engines.py [--repeat 5] [--tracked-repeat 1] [--full-repeat 1] [--no-real] [--no-tracked]
+                            [--interp-repeat N] [--only NAME ...]
 
 Per program (loops, recursion, classes, arrays, strings, data preparation, sorting):
 the median time of the real BAML engine (`baml_bridge`), ingot's interpreter, ingot's
@@ -8,7 +9,9 @@ compiled tier, the compiled tier with tracking on and every input symbolic (what
 exploration run costs: `Explorer.run` with the compiled tracker, inputs built from the
 arguments, no step budget), the same with hot-site pruning off (`full`: every symbolic
 operation tracked, `--prune-after 0`), and an equivalent hand-written CPython function.
-Then the ratios compiled/real, tracked/compiled and full/compiled, and their medians.
+Then the ratios compiled/real, tracked/compiled and full/compiled, and their medians. The
+real engine, the compiled tier and CPython run in turn (one run of each per round), so the
+load of a shared machine falls on all three alike.
 Results must agree across the engines (the `same` column); the tracked runs' values too.
 `entries` counts the path entries of the tracked run (full run in parentheses).
 """
@@ -24,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engines_compiled import CASES, median_time  # noqa: E402
+from engines_compiled import CASES, interleaved_medians, median_time  # noqa: E402
 
 import ingot  # noqa: E402
 from ingot.bex.compiled import CompiledVM  # noqa: E402
@@ -58,20 +61,24 @@ def measure(name: str, source: str, function: str, args: dict[str, Any], twin: C
     fn = program.function(function)
     values = program.convert_args(function, args)
     CompiledVM(program.bex).call(fn, values)  # translate once (cached per program), as a warm run
-    t_int, r_int = median_time(lambda: to_python(VM(program.bex).call(fn, values)), max(1, opts.repeat // 2))
-    t_cmp, r_cmp = median_time(lambda: to_python(CompiledVM(program.bex).call(fn, values)), opts.repeat)
-    t_py, r_py = median_time(lambda: twin(**args), opts.repeat)
-    tracked = tracked_runner(program, function, args)
-    tracked()  # translate the instrumented variant once
-    t_trk, (r_trk, entries) = median_time(tracked, opts.tracked_repeat)
-    full = tracked_runner(program, function, args, prune_after=None)
-    full()
-    t_full, (r_full, full_entries) = median_time(full, opts.full_repeat)
-    t_real, r_real = float("nan"), r_cmp
+    t_int, r_int = median_time(lambda: to_python(VM(program.bex).call(fn, values)), opts.interp_repeat or max(1, opts.repeat // 2))
+    runs = [lambda: to_python(CompiledVM(program.bex).call(fn, values)), lambda: twin(**args)]
     if bridge is not None:
         runtime = bridge.BamlRuntime.initialize_runtime(".", {"main.baml": source})
-        t_real, r_real = median_time(lambda: bridge.call_function_sync(runtime, function, args).result(),
-                                     opts.repeat)
+        runs.append(lambda: bridge.call_function_sync(runtime, function, args).result())
+    # the real engine, the compiled tier and CPython in turn: their ratios see the same load
+    (t_cmp, r_cmp), (t_py, r_py), *real = interleaved_medians(runs, opts.repeat)
+    t_real, r_real = real[0] if real else (float("nan"), r_cmp)
+    t_trk = t_full = float("nan")
+    r_trk = r_full = r_cmp
+    entries = full_entries = "-"
+    if not opts.no_tracked:
+        tracked = tracked_runner(program, function, args)
+        tracked()  # translate the instrumented variant once
+        t_trk, (r_trk, entries) = median_time(tracked, opts.tracked_repeat)
+        full = tracked_runner(program, function, args, prune_after=None)
+        full()
+        t_full, (r_full, full_entries) = median_time(full, opts.full_repeat)
     same = r_int == r_cmp == r_py == r_trk == r_full and r_real == r_cmp
     return name, t_real, t_int, t_cmp, t_trk, t_full, t_py, f"{entries} ({full_entries})", same
 
@@ -82,6 +89,8 @@ def main() -> None:
     parser.add_argument("--tracked-repeat", type=int, default=1, help="runs of the tracked column")
     parser.add_argument("--full-repeat", type=int, default=1, help="runs of the (slow) full-tracking column")
     parser.add_argument("--no-real", action="store_true", help="skip the real engine (baml_bridge)")
+    parser.add_argument("--interp-repeat", type=int, default=0, help="runs of the interpreter (default: repeat / 2)")
+    parser.add_argument("--no-tracked", action="store_true", help="skip the tracked and full columns")
     parser.add_argument("--only", nargs="*", help="program names to run")
     opts = parser.parse_args()
     bridge = None

@@ -172,6 +172,19 @@ def median_time(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
+def interleaved_medians(fns: list[Callable[[], Any]], repeat: int) -> list[tuple[float, Any]]:
+    """`median_time` of each function, the runs taken in turn (one of each per round), so that
+    load on a shared machine falls on all of them alike."""
+    times: list[list[float]] = [[] for _ in fns]
+    results: list[Any] = [None] * len(fns)
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            results[i] = fn()
+            times[i].append(time.perf_counter() - start)
+    return [(statistics.median(t), r) for t, r in zip(times, results)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
