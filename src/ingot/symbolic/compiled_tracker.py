@@ -545,7 +545,7 @@ class TrackedTranslator(FunctionTranslator):
             self.indent -= 1
             return
         callee = mod.program.functions[index]
-        if callee.kind != "body":
+        if callee.kind != "body" or callee.name in mod.hosts:
             self.at()
             self.out(f"{s}, {t} = {tr(op)}(T, F, {mod.const_name(callee, f'fn{index}')}, [{values}], [{shadows}])")
             return
@@ -599,18 +599,11 @@ class _Runtime:
         self.bound = vm
 
 
-_RUNTIMES: dict[int, tuple[Translation, _Runtime]] = {}  # id(translation) -> (translation, runtime)
-_RUNTIMES_SIZE = 64
-
-
 def _runtime(program: Any, mod: Translation) -> _Runtime:
-    entry = _RUNTIMES.get(id(mod))
-    if entry is not None and entry[0] is mod:
-        return entry[1]
-    rt = _Runtime(program, mod)
-    _RUNTIMES[id(mod)] = (mod, rt)
-    while len(_RUNTIMES) > _RUNTIMES_SIZE:
-        del _RUNTIMES[next(iter(_RUNTIMES))]
+    """The translation executed once, kept on the translation (so it lives as long as its program)."""
+    rt = mod.attached.get("tracked")
+    if rt is None:
+        rt = mod.attached["tracked"] = _Runtime(program, mod)
     return rt
 
 
@@ -629,7 +622,7 @@ class CompiledTrackedVM(TrackedVM):
         self._pruning = False  # has an inline counter passed the limit?
 
     def runtime(self) -> _Runtime:
-        mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view)
+        mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view, frozenset(self.hosts))
         return _runtime(self.program, mod)
 
     def functions(self) -> list[Any]:
@@ -675,7 +668,7 @@ class CompiledTrackedVM(TrackedVM):
         return sum(pruned_count(c, limit) for c in counts if c > limit)
 
     def _value_caller(self, funcs: list[Any]) -> Any:
-        max_depth, external = self.max_depth, TRANSFER[Op.CALL_VALUE].shadow
+        max_depth, external, hosts = self.max_depth, TRANSFER[Op.CALL_VALUE].shadow, self.hosts
         assert external is not None
 
         def _call_value(d: int, frame: Frame, ctx: int, pc1: int, target: Any, args: list[Any],
@@ -686,7 +679,7 @@ class CompiledTrackedVM(TrackedVM):
             if target.bound:
                 args, shadows = [target.receiver, *args], [None, *shadows]
             callee = target.function
-            if callee.kind != "body":
+            if callee.kind != "body" or hosts and callee.name in hosts:
                 frame.pc = pc1
                 return external(self, frame, callee, args, shadows)
             if d >= max_depth:

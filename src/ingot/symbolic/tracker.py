@@ -178,7 +178,7 @@ class TrackedVM(VM, TrackerRuntime):
                 args, shadows = [target.receiver, *args], [None, *shadows]
             callee, cells = target.function, target.cells
             transfer = TRANSFER[B.CALL_VALUE].shadow
-        if callee.kind != "body":
+        if callee.kind != "body" or callee.name in self.hosts:
             assert transfer is not None
             value, shadow = transfer(self, frame, callee, args, shadows)
             frame.stack.append(value)
