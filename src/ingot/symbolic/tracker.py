@@ -28,11 +28,10 @@ from ingot.symbolic import operators
 from ingot.symbolic.expr import Expr, Interner
 from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
 from ingot.symbolic.shadow import Shadow
-from ingot.symbolic.transfer import STEPS, TRANSFER, UNMODELLED_UNARY
+from ingot.symbolic.transfer import STEPS, TRANSFER
 from ingot.view import FunctionView, ProgramView
 
-__all__ = ["Environment", "Frame", "RunTrace", "SiteInfo", "TrackedVM", "build_site_info", "pruned_count",
-           "UNMODELLED_UNARY"]
+__all__ = ["Environment", "Frame", "RunTrace", "SiteInfo", "TrackedVM", "build_site_info", "pruned_count"]
 
 
 class Environment(Protocol):
