@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from types import SimpleNamespace
+from types import MappingProxyType, SimpleNamespace
 from typing import Any
 
 from ingot.bex.compiled import CompiledVM
@@ -72,6 +72,8 @@ class CallOptions:
     # Asked every `limits.CHECK_EVERY` steps (backward jumps and calls); a reason (a str) stops
     # the call with a `baml.panics.Cancelled` panic carrying it: time limits, cancellation.
     stop: Callable[[], str | None] | None = None
+    # Python callables bound to functions for these calls only, over the program's own (`bind`).
+    hosts: Mapping[str, Callable[..., Any]] | None = None
 
     def vm_options(self) -> dict[str, Any]:
         """The VM's keyword arguments for these limits."""
@@ -120,6 +122,9 @@ class Program:
         self.bex = compiled.bex
         self._converter = ArgumentConverter(compiled.bex, compiled.items)
         self._view: ProgramView | None = None
+        # Functions bound to Python callables: handed to every VM this program makes (the
+        # compiled program is never changed, so `options(hosts=...)` can bind others per call).
+        self._bound: dict[str, Callable[..., Any]] = {}
 
     def bind(self, name: str, target: Callable[..., Any]) -> None:
         """Run `target` (a Python callable) whenever BAML calls function `name`.
@@ -129,14 +134,8 @@ class Program:
         `ingot.runtime.values.Instance`), and what it returns is the call's value:
         any Python object, opaque to BAML (a tensor), which BAML passes around.
         """
-        fn = self.function(name)
-        if fn.kind == "llm":
-            raise HostError(f"`{name}` is an LLM function; mock it with llm={{...}} instead")
-        if not callable(target):
-            raise HostError(f"cannot bind `{name}` to {target!r}: not callable")
-        fn.kind = "host"
-        self.bex.host_targets.setdefault(name, None)
-        self.bex.host_callables[name] = target
+        check_binding(self, name, target)
+        self._bound[name] = target
         # No cache to clear: translations are keyed by the bound set (`ingot.bex.compiled.translate`).
         if "torch" in sys.modules:
             # Host functions of a torch program return tensors where BAML says float:
@@ -146,12 +145,17 @@ class Program:
     @property
     def hosts(self) -> dict[str, str | None]:
         """Host functions and the targets their source names (None: bind from Python)."""
-        return dict(self.bex.host_targets)
+        return {**self.bex.host_targets, **{name: None for name in self._bound if name not in self.bex.host_targets}}
+
+    @property
+    def bound(self) -> Mapping[str, Callable[..., Any]]:
+        """The Python callables bound to functions (`bind`, imported hosts), as VMs receive them."""
+        return MappingProxyType(self._bound)
 
     def import_hosts(self) -> None:
         """Import and bind every `@@ingot(host="module:callable")` target."""
         for name, target in self.bex.host_targets.items():
-            if target is not None and name not in self.bex.host_callables:
+            if target is not None and name not in self._bound:
                 self.bind(name, import_target(name, target))
 
     @property
@@ -225,7 +229,10 @@ class Program:
         tier = opts.tier
         if tier is None and ops.FLOAT_LIKE and any(holds_float_like(v) for v in values):
             tier = "interp"
-        vm = vm_class(tier)(self.bex, llm=self.llm_handler(opts.llm), **opts.vm_options())
+        hosts = {**self._bound, **opts.hosts} if opts.hosts else self._bound
+        for bound, target in (opts.hosts or {}).items():
+            check_binding(self, bound, target)
+        vm = vm_class(tier)(self.bex, llm=self.llm_handler(opts.llm), hosts=hosts, **opts.vm_options())
         return to_python(vm.call(self.function(name), values))
 
     def llm_handler(self, llm: Mapping[str, Any] | LlmHandler | None) -> LlmHandler | None:
@@ -252,7 +259,7 @@ class Program:
         return SimpleNamespace(ingot=self.view.meta)
 
     def vm(self, tier: str | None = None, **options: Any) -> VM:
-        return vm_class(tier)(self.bex, **options)
+        return vm_class(tier)(self.bex, **{"hosts": self._bound, **options})
 
 
 def holds_float_like(value: Any, depth: int = 0) -> bool:
@@ -268,6 +275,14 @@ def holds_float_like(value: Any, depth: int = 0) -> bool:
     if isinstance(value, Instance):
         return any(holds_float_like(v, depth + 1) for v in value.fields)
     return False
+
+
+def check_binding(program: Program, name: str, target: Any) -> None:
+    """A callable may stand in for a BAML function, never for an LLM function."""
+    if program.function(name).kind == "llm":
+        raise HostError(f"`{name}` is an LLM function; mock it with llm={{...}} instead")
+    if not callable(target):
+        raise HostError(f"cannot bind `{name}` to {target!r}: not callable")
 
 
 def import_target(name: str, target: str) -> Callable[..., Any]:

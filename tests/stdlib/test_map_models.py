@@ -27,7 +27,7 @@ from ingot.symbolic.shadow import Opt
 
 SLOTS = 3
 KEYS = st.sampled_from(["a", "b", "c"])
-FRAME = SimpleNamespace(fn=SimpleNamespace(name="F"), pc=1, ctx=0)
+FRAME = SimpleNamespace(fn=SimpleNamespace(name="F", index=0), pc=1, ctx=0)
 
 
 class Tracker(TrackerRuntime):

@@ -18,9 +18,10 @@ about one instruction, the way CPython's bytecodes.c does:
 
 Readers: the interpreter (`vm.py`), the emitter (`emit.py`), the disassembler
 (`dis.py`), the compiled tier (`compiled.py`), the trackers
-(`ingot.symbolic.tracker`, `ingot.symbolic.translate_ops`). Adding an
-instruction is a row here plus one arm per executor; a test runs every opcode on
-every executor and fails on one that does not handle it.
+(`ingot.symbolic.translate_ops`). Adding an instruction is a row here, its
+symbolic semantics a row of the trackers' transfer table
+(`ingot.symbolic.transfer`), plus one arm per concrete executor; a test runs
+every opcode on every executor and fails on one that does not handle it.
 
 Instructions are `(Op, arg)` tuples; `arg` is an int (slot, constant index,
 jump target) or a small tuple for calls.

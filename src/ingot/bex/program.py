@@ -50,7 +50,7 @@ class BexFunction:
     index: int
     arity: int
     n_locals: int
-    kind: str = "body"  # "body" or "llm"
+    kind: str = "body"  # "body", "llm" or "host" (declared `@@ingot(host)`); never changed after emission
     code: list[tuple[Op, Any]] = field(default_factory=list)
     consts: list[Any] = field(default_factory=list)
     transfer: list[TransferRecord] = field(default_factory=list)
@@ -111,12 +111,12 @@ class BexProgram:
     builtins: list[Callable[..., Any]]
     tests: list[tuple[str, str | None, str]]
     file: str = "main.baml"
-    # Host (FFI) functions: name -> the target named in source ("pkg.mod:callable") or None,
-    # and the Python callables bound to them (`Program.bind`).
+    # Host (FFI) functions declared in source: name -> the target it names ("pkg.mod:callable") or
+    # None. The Python callables bound to functions are not the program's: each VM receives its
+    # own table (`VM(hosts=...)`), so the program stays as the emitter left it.
     host_targets: dict[str, str | None] = field(default_factory=dict)
-    host_callables: dict[str, Callable[..., Any]] = field(default_factory=dict)
     # The compiled tier's translations of this program, by variant (`ingot.bex.compiled.translate`):
-    # they live and die with the program, and a binding selects another entry instead of clearing one.
+    # they live and die with the program, and a VM's bindings select an entry instead of clearing one.
     translations: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def reachable(self) -> list[BexFunction]:

@@ -15,7 +15,8 @@ transfer table: the tracker has its own loop, so a plain run pays nothing for it
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from ingot.bex.opcodes import BINARY, OPCODES, Op
@@ -104,13 +105,17 @@ class VM:
     def __init__(self, program: BexProgram, max_depth: int = DEFAULT_MAX_DEPTH,
                  max_steps: int | None = None, llm: LlmHandler | None = None, *,
                  timeout: float | None = None, max_memory: int | None = None, sizes: Sizes | None = None,
-                 stop: StopRequest | None = None) -> None:
+                 stop: StopRequest | None = None, hosts: Mapping[str, Callable[..., Any]] | None = None) -> None:
         """`max_steps` bounds loop iterations and calls, `timeout` the seconds of a `call`,
         `max_memory` the MiB of resident memory a `call` may add to the process; `sizes` holds
         the string, array and map limits (default: the running context's); `stop` is asked
         every `limits.CHECK_EVERY` steps and a reason it gives ends the run (`Cancelled`).
-        Without any of these (the default) the generated code counts no steps at all."""
+        Without any of these (the default) the generated code counts no steps at all.
+        `hosts` binds functions to Python callables (`Program.bind`): this VM's calls of them
+        run the callable; the program itself is never changed, so VMs with other bindings
+        can share it."""
         self.program = program
+        self.hosts: Mapping[str, Callable[..., Any]] = MappingProxyType(dict(hosts or {}))
         self.max_depth = max_depth
         self.max_steps = max_steps
         self.steps = 0
@@ -149,13 +154,13 @@ class VM:
             if fn.bound:
                 args = [fn.receiver, *args]
             fn = fn.function
-        if fn.kind in ("llm", "host"):  # no bytecode: the compiled tier has no function for it
+        if fn.kind != "body" or fn.name in self.hosts:  # the compiled tier has no function for it
             return self.call_external(fn, args)
         return self.run(fn, args, cells)
 
     def call_external(self, fn: BexFunction, args: list[Any]) -> Any:
         """A call of a function without bytecode: an LLM function or a host (FFI) function."""
-        if fn.kind == "host":
+        if fn.kind == "host" or fn.name in self.hosts:
             return self.call_host(fn, args)
         if self.llm is None:
             raise panic("HostUnavailable",
@@ -165,7 +170,7 @@ class VM:
 
     def call_host(self, fn: BexFunction, args: list[Any]) -> Any:
         """Run the Python callable bound to a host function; its failures become BAML panics."""
-        target = self.program.host_callables.get(fn.name)
+        target = self.hosts.get(fn.name)
         if target is None:
             raise panic("HostUnavailable", resource=fn.name,
                         message=f"host function `{fn.name}` is not bound: call program.bind({fn.name!r}, fn) "
@@ -203,6 +208,7 @@ class VM:
         pc = 0
         program = self.program
         functions = program.functions
+        hosts = self.hosts
         builtins = program.builtins
         classes = list(program.classes.values())
         max_depth = self.max_depth - 1
@@ -262,7 +268,7 @@ class VM:
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
                             del stack[len(stack) - argc:]
-                        if callee.kind != "body":
+                        if callee.kind != "body" or hosts and callee.name in hosts:
                             stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:
@@ -383,7 +389,7 @@ class VM:
                         if target.bound:
                             call_args = [target.receiver, *call_args]
                         callee = target.function
-                        if callee.kind != "body":
+                        if callee.kind != "body" or hosts and callee.name in hosts:
                             stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:

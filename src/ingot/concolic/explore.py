@@ -31,7 +31,7 @@ from ingot.convert import to_python
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort
-from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow
+from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
 from ingot.symbolic.solver import Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 from ingot.view import Edge, ProgramView, StmtId
@@ -77,7 +77,7 @@ class Options:
 class Job:
     assignment: dict[str, Any]
     bound: int
-    predicted: tuple[tuple[str, int], ...] | None  # (site, condition id) of each entry up to the flip
+    predicted: tuple[tuple[Site, int], ...] | None  # (site, condition id) of each entry up to the flip
     reason: str
     # Generations left in which revisits of covered edges may pass the revisit cap: the run's
     # ancestor passed a branch whose other edge no query could aim at (`Explorer.near_frontier`).
@@ -143,7 +143,7 @@ class Exploration:
     runs: int = 0
     paths: int = 0
     concretizations: int = 0
-    concretized_at: dict[str, int] = field(default_factory=dict)  # "Fn@pc" -> CONCRETIZE entries there
+    concretized_at: dict[Site, int] = field(default_factory=dict)  # (function index, pc) -> CONCRETIZE entries there
     pruned: int = 0  # symbolic operations run concretely at hot sites, over the distinct paths
     solver_stats: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
@@ -215,15 +215,15 @@ class Explorer:
         self.dictionary = Dictionary.of(view.bytecode, functions)
         self._panic_sites = panic_sites(view.bytecode, functions)
         self._aimed: set[tuple[str, int]] = set()
-        self._concretized_seen: dict[tuple[str, int], list[Expr]] = {}
+        self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
         self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
         # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
         # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
-        self._tried_checks: dict[tuple[str, int, int], str] = {}
-        self._concretize_flips: dict[str, int] = {}
-        self._revisits: dict[tuple[str, EdgeKey, int], int] = {}
-        self._seen_paths: set[tuple[tuple[str, int], ...]] = set()
+        self._tried_checks: dict[tuple[Site, int, int], str] = {}
+        self._concretize_flips: dict[Site, int] = {}
+        self._revisits: dict[tuple[Site, EdgeKey, int], int] = {}
+        self._seen_paths: set[tuple[tuple[Site, int], ...]] = set()
         self._unsat_edges: dict[EdgeKey, int] = {}
         self._unknown_edges: set[EdgeKey] = set()
         self._finding_keys: set[tuple[str, str]] = set()
@@ -524,7 +524,7 @@ class Explorer:
 
     def expand(self, job: Job, run: RunResult, boost: int = 0) -> None:
         path = run.trace.path
-        occurrences: dict[str, int] = {}
+        occurrences: dict[Site, int] = {}
         for entry in path[: job.bound]:
             occurrences[entry.site] = occurrences.get(entry.site, 0) + 1
         # An unsat answer proves an edge unreachable on this path only when nothing before it was
@@ -551,7 +551,7 @@ class Explorer:
                 prefix = path[:j]
                 query = self.slice([p.observed for p in prefix], goal)
                 result = self.solver.solve(query, self.domains(query))
-                predicted: tuple[tuple[str, int], ...] | None = \
+                predicted: tuple[tuple[Site, int], ...] | None = \
                     tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, goal.id),)
                 if result.status == "unsat" and self.fixed(prefix, query):
                     # Concretizations fixed values the goal may need: unsat proves nothing.
@@ -617,12 +617,9 @@ class Explorer:
             if bex.qualified == qualified and bex.line_at(pc) == line:
                 self._aimed.add((fn, pc))
 
-    def aim(self, site: str) -> None:
-        """A check entry at `Fn@pc:Kind` was seen: its panic site is aimed at."""
-        fn, _, rest = site.partition("@")
-        pc = rest.split(":", 1)[0]
-        if pc.isdigit():
-            self._aimed.add((fn, int(pc)))
+    def aim(self, site: Site) -> None:
+        """A check entry at `(function index, pc, kind)` was seen: its panic site is aimed at."""
+        self._aimed.add((self.view.bytecode.functions[site[0]].name, site[1]))
 
     def diversified(self, entry: PathEntry) -> Expr:
         """"Another value" for a concretization: unlike every value seen fixed at this site so far."""
@@ -681,7 +678,7 @@ FRONTIER_GENERATIONS = 6  # generations of children of a run near the frontier t
 FRONTIER_REVISITS = 8  # how many times the usual revisit cap they may go
 
 
-def check_key(entry: PathEntry, nth: int) -> tuple[str, int, int]:
+def check_key(entry: PathEntry, nth: int) -> tuple[Site, int, int]:
     return (entry.site, entry.ctx, min(nth, MAX_CHECK_OCCURRENCE))
 
 

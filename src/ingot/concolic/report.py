@@ -58,19 +58,18 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
     return report
 
 
-def concretized_at(view: ProgramView, sites: dict[str, int]) -> list[dict[str, Any]]:
-    """Where values were fixed, most often first: site, source line, the operation, count."""
+def concretized_at(view: ProgramView, sites: dict[Any, int]) -> list[dict[str, Any]]:
+    """Where values were fixed, most often first: site (`Function@pc`), source line, the operation, count."""
     from ingot.bex.api import Op
 
     out = []
     program = view.bytecode
-    for site, count in sites.items():
-        name, _, pc_text = site.partition("@")
-        fn = program.by_name.get(name)
-        if fn is None or not pc_text.isdigit() or int(pc_text) >= len(fn.code):
+    for (index, pc, *_), count in sites.items():
+        fn = program.functions[index]
+        site = f"{fn.name}@{pc}"
+        if pc >= len(fn.code):
             out.append({"site": site, "line": None, "operation": None, "count": count})
             continue
-        pc = int(pc_text)
         op, arg = fn.code[pc]
         operation = program.builtin_keys[arg[0]] if op == Op.CALL_BUILTIN else Op(op).name.lower()
         out.append({"site": site, "line": fn.line_at(pc), "operation": operation, "count": count})

@@ -20,10 +20,11 @@ from typing import Any
 
 import click
 
-from ingot.api import ArgumentError, BamlError, Program
 from ingot.convert import to_json_text
 from ingot.meta import keys
 from ingot.meta.schema import SchemaBuilder
+from ingot.runnable import ArgumentError, BamlError
+from ingot.runnable import RunnableProgram as Program
 from ingot.view import NULL, AliasT, EnumT, Lit, Prim, Ty, UnionT, VariantT
 
 _PRIM_TYPES: dict[str, click.ParamType] = {"int": click.INT, "float": click.FLOAT, "string": click.STRING}

@@ -29,9 +29,10 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 import ingot
-from ingot.api import ArgumentError, BamlError, Program
 from ingot.convert import ResultTooDeep
 from ingot.meta.tools import ToolSpec
+from ingot.runnable import ArgumentError, BamlError
+from ingot.runnable import RunnableProgram as Program
 
 _MAX_FRAMES = 10  # of a BAML trace in an error message (a stack overflow has thousands)
 

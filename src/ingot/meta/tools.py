@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ingot.api import Program
 from ingot.meta import keys
 from ingot.meta.schema import SchemaBuilder, SchemaError, input_schema, output_schema
+from ingot.runnable import RunnableProgram as Program
 
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 

@@ -65,7 +65,7 @@ class Pack:
         return tuple(path for path, _ in self.layout.inputs)
 
     def builder(self) -> GraphBuilder:
-        b = GraphBuilder(dict(zip(self.inputs, self.input_names)), self.program.bex.host_callables, self.dtype)
+        b = GraphBuilder(dict(zip(self.inputs, self.input_names)), self.program.bound, self.dtype)
         b.add_host_calls(self.host_calls)
         return b
 
@@ -88,7 +88,7 @@ class Pack:
     def guard_on(self, columns: Sequence[torch.Tensor]) -> Any:
         """The path condition evaluated directly on stacked inputs (no graph generated: for masks
         computed once, such as a plan's grouping)."""
-        b = GraphBuilder.eager(dict(zip(self.inputs, columns)), self.program.bex.host_callables, self.dtype)
+        b = GraphBuilder.eager(dict(zip(self.inputs, columns)), self.program.bound, self.dtype)
         b.add_host_calls(self.host_calls)
         return b.conjunction(self.guard)
 
@@ -134,7 +134,7 @@ def pack(program: Program, function: str, sample: Mapping[str, Any], *, dtype: t
     values = program.convert_args(function, dict(sample))
     dtype = dtype or torch.float64  # BAML's float: results equal the VM's
     interner = Interner()
-    vm = PackVM(program.view, interner, dtype)
+    vm = PackVM(program.view, interner, dtype, hosts=program.bound)
     names = [n for n, _ in program.view.function(function).params]
     layout, shadows, numbers = shadow_sample(vm, interner, names, values)
     try:

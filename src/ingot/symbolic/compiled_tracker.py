@@ -6,11 +6,12 @@ it. `TrackedTranslator` extends the compiled tier's translator
 gets a shadow variable (`t<i>`, `m<k>`) only where a static pass says the value
 can be symbolic (parameters, call results, heap reads, and what flows from
 them), and only instructions that touch such a value call the tracker. The
-calls go to the `TrackedVM` methods the interpreter-tracker uses
-(`binary_shadow`, `branch_condition`, `check`, `concretize`, `external_call`,
-the built-in models, ...), looked up on the VM object, so both trackers record
-the same path entries, edges and LLM calls, and subclasses that override those
-methods (packing) are honoured. Concrete-only code stays plain Python.
+calls go to the transfer functions of `ingot.symbolic.transfer.TRANSFER`, the
+table the interpreter-tracker runs (`TR<op>(T, F, ...)`, with the VM `T`, so
+the hooks a subclass overrides, as packing does, are honoured), so both
+trackers record the same path entries, edges and LLM calls. Pure heap moves
+(a field's, a cell's or a length's shadow) are inlined as one heap lookup.
+Concrete-only code stays plain Python.
 
 Generated functions take `(d, C, X, l1..ln, m1..mn)` (depth, captured cells,
 the call-stack context hash, arguments, their shadows) and return
@@ -43,14 +44,8 @@ from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
 from ingot.symbolic.runtime import pruned_count
 from ingot.symbolic.shadow import Shadow
-from ingot.symbolic.tracker import (
-    CONCRETE_BINARY,
-    UNMODELLED_UNARY,
-    Frame,
-    SiteInfo,
-    TrackedVM,
-    build_site_info,
-)
+from ingot.symbolic.tracker import Frame, SiteInfo, TrackedVM, build_site_info
+from ingot.symbolic.transfer import TRANSFER, UNMODELLED_UNARY
 from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
 from ingot.view import ProgramView
 
@@ -60,6 +55,11 @@ _LIM = INT_MAX + 1
 _BINARY = BINARY
 _SCALARS = frozenset({int, float, bool, str, type(None)})
 _CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}  # as the concrete tier
+
+
+def tr(op: Op) -> str:
+    """The name generated code calls `op`'s transfer function by (`TRANSFER[op].shadow`)."""
+    return f"TR{int(op)}"
 
 
 class TrackedTranslator(FunctionTranslator):
@@ -270,13 +270,13 @@ class TrackedTranslator(FunctionTranslator):
                 self.out(f"if {a.sh} is None: {s} = {plain}; {t} = None")
                 self.pruned_else(f"{s} = {plain}; {t} = None")
                 self.at()
-                self.out(f"_s = _neg_shadow(F, {a.expr}, {a.sh}); {s} = _neg({a.expr}); {t} = _s")
+                self.out(f"_s = {tr(op)}(T, F, {a.expr}, {a.sh}); {s} = _neg({a.expr}); {t} = _s")
                 self.indent -= 2
         elif op in UNMODELLED_UNARY:  # `~` and any unary operator without a model: concrete operand
             (a,) = self.pop(stack, 1)
             if a.sh is not None:
                 self.at()
-                self.out(f"_concretize(F, {a.sh}, {a.expr})")
+                self.out(f"{tr(op)}(T, F, {a.expr}, {a.sh})")
             s, _ = self.push(stack, op, arg, [a])
             self.out(f"{s} = {OPCODES[op].runtime_name}({a.expr})")
         elif op == Op.IS_PANIC:
@@ -292,7 +292,7 @@ class TrackedTranslator(FunctionTranslator):
             else:
                 self.out(f"_v = {test}({a.expr})")
                 self.at()
-                self.out(f"_s = None if {a.sh} is None else _type_test_shadow(F, {test}, {a.expr}, {a.sh}, _v)")
+                self.out(f"_s = None if {a.sh} is None else {tr(op)}(T, F, {test}, {a.expr}, {a.sh}, _v)")
                 self.out(f"{s} = _v; {t} = _s")
         else:
             return self.heap_or_control(op, arg, stack, end)
@@ -312,7 +312,7 @@ class TrackedTranslator(FunctionTranslator):
         self.out(f"if {' and '.join(f'{x} is None' for x in dyn)}: {s} = {plain}; {t} = None")
         self.pruned_else(f"{s} = {plain}; {t} = None")
         self.at()
-        self.out(f"_s = _binary_shadow(F, OP{int(op)}, {a.expr}, {b.expr}, {a.sh or 'None'}, {b.sh or 'None'})")
+        self.out(f"_s = {tr(op)}(T, F, {a.expr}, {b.expr}, {a.sh or 'None'}, {b.sh or 'None'})")
         # the concrete operation may raise the panic a CHECK above aimed at
         self.out(f"{s} = CB{int(op)}({a.expr}, {b.expr}); {t} = _s")
         self.indent -= 2
@@ -338,9 +338,7 @@ class TrackedTranslator(FunctionTranslator):
         if test is None:
             self.out(f"{s} = {value}")
             return
-        self.out(f"_s = _truthy_shadow({a.sh or 'None'}, {a.expr}) if {test} else None")
-        if op == Op.NOT:
-            self.out("_s = None if _s is None else _not(_s)")
+        self.out(f"_s = {tr(op)}(T, F, {a.expr}, {a.sh or 'None'}) if {test} else None")
         self.out(f"{s} = {value}; {t} = _s")
 
     # -- heap, calls, control ----------------------------------------------------------------------
@@ -364,7 +362,7 @@ class TrackedTranslator(FunctionTranslator):
             self.out("else:")
             self.indent += 1
             self.at()
-            self.out(f"{s}, {t} = _read_index_tracked(F, {b.expr}, {i.expr}, {i.sh or 'None'})")
+            self.out(f"{s}, {t} = {tr(op)}(T, F, {b.expr}, {i.expr}, {i.sh or 'None'})")
             self.indent -= 1
         elif op == Op.WRITE_INDEX:
             b, i, v = self.pop(stack, 3)
@@ -376,7 +374,7 @@ class TrackedTranslator(FunctionTranslator):
             self.out("else:")
             self.indent += 1
             self.at()
-            self.out(f"_write_index_tracked(F, {b.expr}, {i.expr}, {i.sh or 'None'}, {v.expr}, {v.sh or 'None'})")
+            self.out(f"{tr(op)}(T, F, {b.expr}, {i.expr}, {i.sh or 'None'}, {v.expr}, {v.sh or 'None'})")
             self.indent -= 1
         elif op == Op.LEN:
             (a,) = self.pop(stack, 1)
@@ -402,12 +400,13 @@ class TrackedTranslator(FunctionTranslator):
             s, _ = self.push(stack, op, arg, flat)
             pairs = [(flat[i], flat[i + 1]) for i in range(0, 2 * arg, 2)]
             self.out(f"_v = {{{', '.join(f'{key.expr}: {v.expr}' for key, v in pairs)}}}")
-            for key, v in pairs:
-                if key.sh is not None:
+            if any(e.sh is not None for e in flat):
+                if any(key.sh is not None for key, _ in pairs):
                     self.at()
-                    self.out(f"_concretize(F, {key.sh}, {key.expr})")
-                if v.sh is not None:
-                    self.out(f"_hset(_v, ('k', {key.expr}), {v.sh})")
+                keys = ", ".join(key.expr for key, _ in pairs)
+                key_shadows = ", ".join(key.sh or "None" for key, _ in pairs)
+                shadows = ", ".join(v.sh or "None" for _, v in pairs)
+                self.out(f"{tr(op)}(T, F, _v, [{keys}], [{key_shadows}], [{shadows}])")
             self.out(f"{s} = _v")
         elif op == Op.MAKE_CLOSURE:
             target = mod.program.functions[arg]
@@ -437,7 +436,7 @@ class TrackedTranslator(FunctionTranslator):
             site = self.site.switches.get(self.pc)
             if site is not None:
                 self.at()
-                self.out(f"_switch_record(F, {self.const(site, 'sws')}, {self.pc}, {a.expr}, {a.sh or 'None'})")
+                self.out(f"{tr(op)}(T, F, {self.const(site, 'sws')}, {self.pc}, {a.expr}, {a.sh or 'None'})")
             table, otherwise = fn.switch_tables[arg]
             name = mod.const_name(table, f"sw{fn.index}_{arg}")
             self.out(f"pc = {name}.get((type({a.expr}), {a.expr}), {otherwise})")
@@ -494,7 +493,7 @@ class TrackedTranslator(FunctionTranslator):
             self.out(f"if {test}:")
             self.indent += 1
             self.at()
-            self.out(f"_branch_condition(F, {self.const(site, 'br')}, {self.pc}, {a.expr}, {a.sh or 'None'}, _c)")
+            self.out(f"{tr(Op.POP_JUMP_IF_FALSE)}(T, F, {self.const(site, 'br')}, {self.pc}, {a.expr}, {a.sh or 'None'}, _c)")
             self.indent -= 1
         return "_c"
 
@@ -509,7 +508,7 @@ class TrackedTranslator(FunctionTranslator):
             return
         self.at()
         name = self.mod.const_name(shape, f"fmt{self.fn.index}_{arg}")
-        self.out(f"{s}, {t} = _format_tracked(F, {name}, [{', '.join(e.expr for e in items)}], "
+        self.out(f"{s}, {t} = {tr(Op.FORMAT)}(T, F, {name}, [{', '.join(e.expr for e in items)}], "
                  f"[{', '.join(e.sh or 'None' for e in items)}])")
 
     def call(self, op: Op, arg: Any, stack: list[Entry]) -> None:
@@ -533,7 +532,7 @@ class TrackedTranslator(FunctionTranslator):
             # (`baml.deep_copy` reads below the first level, so it always goes to its model)
             owned = "" if key in builtin_models.DEEP else " or not _owners or id({0}) not in _owners"
             plain += [f"(type({e.expr}) in _SCALARS{owned.format(e.expr)})" for e in items if not e.scalar]
-            model = (f"{s}, {t} = _model(T, F, {key!r}, B{index}, [{values}], [{shadows}])")
+            model = (f"{s}, {t} = {tr(op)}(T, F, {key!r}, B{index}, [{values}], [{shadows}])")
             call = inline_builtin(mod.program, index, [e.expr for e in items], s) or f"{s} = B{index}({values})"
             if not plain:
                 self.out(f"{call}; {t} = None")
@@ -546,9 +545,9 @@ class TrackedTranslator(FunctionTranslator):
             self.indent -= 1
             return
         callee = mod.program.functions[index]
-        if callee.kind != "body":
+        if callee.kind != "body" or callee.name in mod.hosts:
             self.at()
-            self.out(f"{s}, {t} = _external_call(F, {mod.const_name(callee, f'fn{index}')}, [{values}], [{shadows}])")
+            self.out(f"{s}, {t} = {tr(op)}(T, F, {mod.const_name(callee, f'fn{index}')}, [{values}], [{shadows}])")
             return
         self.out("if d >= MAXD: raise _overflow()")
         if mod.budget:
@@ -578,9 +577,10 @@ class _Runtime:
         ns: dict[str, Any] = dict(STATIC_NAMES)
         ns.update(mod.consts)
         ns.update({f"B{i}": b for i, b in enumerate(program.builtins)})
-        ns.update({f"OP{int(op)}": op for op in _BINARY})
-        ns.update({f"CB{int(op)}": f for op, f in CONCRETE_BINARY.items()})
-        ns.update(_frame=_light_frame, _SCALARS=_SCALARS, _model=builtin_models.call,
+        ns.update({f"CB{int(op)}": OPCODES[op].impl for op in _BINARY})
+        # the transfer functions, from the table the interpreter-tracker runs too
+        ns.update({tr(op): row.shadow for op, row in TRANSFER.items() if row.shadow is not None})
+        ns.update(_frame=_light_frame, _SCALARS=_SCALARS,
                   __name__="ingot.symbolic.compiled_program")
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         self.ns = ns
@@ -599,26 +599,16 @@ class _Runtime:
         self.bound = vm
 
 
-_RUNTIMES: dict[int, tuple[Translation, _Runtime]] = {}  # id(translation) -> (translation, runtime)
-_RUNTIMES_SIZE = 64
-
-
 def _runtime(program: Any, mod: Translation) -> _Runtime:
-    entry = _RUNTIMES.get(id(mod))
-    if entry is not None and entry[0] is mod:
-        return entry[1]
-    rt = _Runtime(program, mod)
-    _RUNTIMES[id(mod)] = (mod, rt)
-    while len(_RUNTIMES) > _RUNTIMES_SIZE:
-        del _RUNTIMES[next(iter(_RUNTIMES))]
+    """The translation executed once, kept on the translation (so it lives as long as its program)."""
+    rt = mod.attached.get("tracked")
+    if rt is None:
+        rt = mod.attached["tracked"] = _Runtime(program, mod)
     return rt
 
 
 # The tracker methods the generated code calls, by the names it calls them.
-_METHODS = {f"_{m}": m for m in ("hget", "hset", "binary_shadow", "branch_condition", "switch_record",
-                                  "read_index_tracked", "write_index_tracked", "neg_shadow", "concretize",
-                                  "type_test_shadow", "format_tracked", "external_call")}
-_METHODS["_truthy_shadow"] = "truthy"
+_METHODS = {"_hget": "hget", "_hset": "hset"}
 
 
 class CompiledTrackedVM(TrackedVM):
@@ -632,7 +622,7 @@ class CompiledTrackedVM(TrackedVM):
         self._pruning = False  # has an inline counter passed the limit?
 
     def runtime(self) -> _Runtime:
-        mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view)
+        mod = translate(self.program, self.max_steps is not None, TrackedTranslator, self.view, frozenset(self.hosts))
         return _runtime(self.program, mod)
 
     def functions(self) -> list[Any]:
@@ -678,7 +668,8 @@ class CompiledTrackedVM(TrackedVM):
         return sum(pruned_count(c, limit) for c in counts if c > limit)
 
     def _value_caller(self, funcs: list[Any]) -> Any:
-        max_depth, external_call = self.max_depth, self.external_call
+        max_depth, external, hosts = self.max_depth, TRANSFER[Op.CALL_VALUE].shadow, self.hosts
+        assert external is not None
 
         def _call_value(d: int, frame: Frame, ctx: int, pc1: int, target: Any, args: list[Any],
                         shadows: list[Shadow]) -> tuple[Any, Shadow]:
@@ -688,9 +679,9 @@ class CompiledTrackedVM(TrackedVM):
             if target.bound:
                 args, shadows = [target.receiver, *args], [None, *shadows]
             callee = target.function
-            if callee.kind != "body":
+            if callee.kind != "body" or hosts and callee.name in hosts:
                 frame.pc = pc1
-                return external_call(frame, callee, args, shadows)
+                return external(self, frame, callee, args, shadows)
             if d >= max_depth:
                 raise panic("StackOverflow", message="stack overflow")
             if len(args) != callee.arity:

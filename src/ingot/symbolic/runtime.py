@@ -19,8 +19,10 @@ runtime, and everything symbolic lives there. Ours holds:
 - **scalar views of shadows** (`scalar`, `lift`, `truthy`): the expression a
   value stands for when an operation uses it as a scalar.
 
-Sites are named `"Function@pc"` (plus `":Kind"` for checks) from the frame the
-caller passes: anything with `fn`, `pc` (one past the instruction) and `ctx`.
+A site is `(function index, pc)` of the instruction, from the frame the caller
+passes (anything with `fn`, `pc` one past the instruction, and `ctx`); a check's
+is `(function index, pc, kind)`, since one instruction may check for more than
+one panic and each check is aimed at on its own.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from ingot.bex.api import BexFunction
 from ingot.runtime import ops
 from ingot.runtime.values import Variant
 from ingot.symbolic.expr import Expr, Interner, Sort
-from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow
+from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow, Site
 
 
 class SiteFrame(Protocol):
@@ -130,7 +132,7 @@ class TrackerRuntime:
         return True
 
     # -- path condition ------------------------------------------------------------------
-    def record(self, kind: EntryKind, site: str, observed: Expr, alternatives: tuple[Alternative, ...],
+    def record(self, kind: EntryKind, site: Site, observed: Expr, alternatives: tuple[Alternative, ...],
                ctx: int, check: str | None = None) -> None:
         if observed.is_const:
             return  # folded: nothing to negate (and nothing to record)
@@ -143,7 +145,7 @@ class TrackerRuntime:
         x = self.x
         observed = safe if holds else x.not_(safe)
         alt = x.not_(safe) if holds else safe
-        self.record(EntryKind.CHECK, f"{frame.fn.name}@{frame.pc - 1}:{kind}", observed,
+        self.record(EntryKind.CHECK, (frame.fn.index, frame.pc - 1, kind), observed,
                     (Alternative(alt, None, kind),), frame.ctx, kind)
 
     def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any) -> None:
@@ -153,7 +155,7 @@ class TrackerRuntime:
             observed = x.eq(expr, x.const(concrete, expr.sort))
             if not observed.is_const:
                 self.trace.concretized += 1
-                self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", observed,
+                self.record(EntryKind.CONCRETIZE, (frame.fn.index, frame.pc - 1), observed,
                             (Alternative(x.not_(observed), None, "concretize"),), frame.ctx)
 
     def assume(self, frame: SiteFrame, cond: Expr) -> None:
@@ -161,7 +163,7 @@ class TrackerRuntime:
         if cond.is_const:
             return
         self.trace.concretized += 1
-        self.record(EntryKind.CONCRETIZE, f"{frame.fn.name}@{frame.pc - 1}", cond,
+        self.record(EntryKind.CONCRETIZE, (frame.fn.index, frame.pc - 1), cond,
                     (Alternative(self.x.not_(cond), None, "assumption"),), frame.ctx)
 
     def scalar_parts(self, shadow: Shadow, value: Any) -> list[tuple[Expr, Any]]:

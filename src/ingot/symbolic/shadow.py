@@ -35,6 +35,9 @@ class Tagged:
 
 Shadow = Union[Expr, Opt, Tagged, None]
 
+# Where a path entry was recorded: (function index, pc), or (function index, pc, panic kind) for a check.
+Site = Union[tuple[int, int], tuple[int, int, str]]
+
 
 class EntryKind(Enum):
     BRANCH = "branch"  # a conditional jump on a symbolic condition
@@ -54,7 +57,7 @@ class Alternative:
 @dataclass(frozen=True, slots=True)
 class PathEntry:
     kind: EntryKind
-    site: str  # "Fn@pc" (plus ":Kind" for checks)
+    site: Site  # (function index, pc); a check's also names its kind
     observed: Expr  # the condition that held on this run
     alternatives: tuple[Alternative, ...]
     ctx: int  # hash of the call stack, for back-off and de-duplication

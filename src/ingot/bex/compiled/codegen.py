@@ -715,7 +715,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 if argc:
                     del stack[-argc:]
                 callee = mod.program.functions[index]
-                if callee.kind != "body":
+                if callee.kind != "body" or callee.name in mod.hosts:
                     name = mod.const_name(callee, f"fn{index}")
                     self.flush_steps()
                     self.out(f"{t} = _call_external({name}, [{', '.join(args)}])")

@@ -153,7 +153,7 @@ class CompiledVM(VM):
 
     def _instantiate(self) -> list[Any]:
         program = self.program
-        mod = translate(program, self.counting)
+        mod = translate(program, self.counting, hosts=frozenset(self.hosts))
         ns: dict[str, Any] = dict(STATIC_NAMES)
         ns.update(mod.consts)
         for i, b in enumerate(program.builtins):
@@ -174,11 +174,12 @@ class CompiledVM(VM):
         funcs: list[Any] = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
         by_arity: dict[int, dict[BexFunction, Any]] = {}
         for fn, f in zip(program.functions, funcs):
-            if f is not None:
+            if f is not None and fn.name not in self.hosts:  # a bound function's calls go to its callable
                 by_arity.setdefault(fn.arity, {})[fn] = f
         for argc in mod.value_argcs:
             ns[f"FV{argc}"] = by_arity.get(argc, {})
         call_external = self.call_external
+        hosts = self.hosts
         tick = self.tick if self.counting else None
 
         def _call_value(d: int, target: Any, args: list[Any]) -> Any:
@@ -187,7 +188,7 @@ class CompiledVM(VM):
             if target.bound:
                 args = [target.receiver, *args]
             callee = target.function
-            if callee.kind != "body":
+            if callee.kind != "body" or hosts and callee.name in hosts:
                 return call_external(callee, args)
             if d >= max_depth:
                 raise panic("StackOverflow", message="stack overflow")

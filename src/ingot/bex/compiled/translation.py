@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 import weakref
 from typing import Any
 
@@ -17,10 +18,14 @@ class Translation:
     """One program's translation: source, code object and the line map for traces."""
 
     def __init__(self, program: BexProgram, budget: bool,
-                 translator: type[FunctionTranslator] | None = None, context: Any = None) -> None:
+                 translator: type[FunctionTranslator] | None = None, context: Any = None,
+                 hosts: frozenset[str] = frozenset()) -> None:
         self.program = program
         self.budget = budget
         self.context = context  # what a translator variant needs beside the bytecode (e.g. a program view)
+        self.hosts = hosts  # functions bound to Python callables: their calls go to `_call_external`
+        # What an executor builds once from this translation (the tracked runtime), living as long as it.
+        self.attached: dict[str, Any] = {}
         self.filename = f"<ingot-compiled-{next(_counter)}>"
         self.lines: list[str] = []
         self.pyline_pc: list[int] = []  # python line (0-based) -> pc in its function
@@ -53,21 +58,24 @@ class Translation:
 # Generated code's file name -> its translation, for mapping Python frames back to BAML in
 # traces. Weak: a translation lives as long as its program (`BexProgram.translations`).
 _MODULES: weakref.WeakValueDictionary[str, Translation] = weakref.WeakValueDictionary()
+_LOCK = threading.Lock()
 _VARIANTS_KEPT = 8  # translations kept per program (budget on/off x translator variants x bindings)
 
 
 def translate(program: BexProgram, budget: bool = False, translator: type[FunctionTranslator] | None = None,
-              context: Any = None) -> Translation:
-    """The program's translation for a budget mode, translator variant and set of bound host
-    functions, cached on the program itself (binding a host function selects a new entry)."""
-    key = (budget, translator.__qualname__ if translator is not None else "", frozenset(program.host_callables))
+              context: Any = None, hosts: frozenset[str] = frozenset()) -> Translation:
+    """The program's translation for a budget mode, translator variant and set of functions bound
+    to Python callables (`hosts`, the VM's), cached on the program itself: VMs with other
+    bindings select other entries, and the program is never changed."""
+    key = (budget, translator.__qualname__ if translator is not None else "", hosts)
     cache = program.translations
-    mod = cache.pop(key, None)
-    if mod is None:
-        mod = Translation(program, budget, translator, context)
-    cache[key] = mod  # most recently used last
-    while len(cache) > _VARIANTS_KEPT:
-        del cache[next(iter(cache))]
+    with _LOCK:  # VMs in several threads may share the program
+        mod = cache.pop(key, None)
+        if mod is None:
+            mod = Translation(program, budget, translator, context, hosts)
+        cache[key] = mod  # most recently used last
+        while len(cache) > _VARIANTS_KEPT:
+            del cache[next(iter(cache))]
     return mod
 
 
