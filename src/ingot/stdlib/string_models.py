@@ -34,10 +34,28 @@ _WS = so.chars(*WHITESPACE)
 Fn = Callable[..., Any]
 
 
+# A string operand built by more nested operations than this is fixed to its value: Z3's
+# string solver slows down by orders of magnitude on deeply nested positions and substrings
+# (a trimmed slice of a slice), and a query that times out helps less than a concrete value.
+MAX_OPERAND_DEPTH = 6
+
+
 def _string(t: Tracker, shadow: Shadow, value: Any) -> Expr | None:
-    """The string expression of an argument (a constant for a concrete one); None if it is not a string."""
+    """The string expression of an argument (a constant for a concrete one); None if it is not a
+    string or is too deep to model (the caller concretizes it)."""
     e = t.lift(shadow, value)
-    return e if e is not None and e.sort is Sort.STRING and isinstance(value, str) else None
+    if e is None or e.sort is not Sort.STRING or not isinstance(value, str) or e.depth > MAX_OPERAND_DEPTH:
+        return None
+    return e
+
+
+def _symbolic_string(t: Tracker, frame: Any, shadow: Shadow, value: Any) -> Expr | None:
+    """The receiver's expression when it is symbolic and modelled; otherwise it is fixed (if symbolic)."""
+    e = _string(t, shadow, value) if shadow is not None else None
+    if e is None or e.is_const:
+        t.concretize(frame, shadow, value)
+        return None
+    return e
 
 
 def _int(t: Tracker, shadow: Shadow, value: Any) -> Expr | None:
@@ -150,8 +168,8 @@ def _characters(t: Tracker, items: list[Any], s: Expr, code: bool) -> None:
 def _characters_model(code: bool) -> Model:
     def model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
         result = fn(*args)
-        s = t.scalar(shadows[0], args[0])
-        if s is not None and s.sort is Sort.STRING:
+        s = _symbolic_string(t, frame, shadows[0], args[0])
+        if s is not None:
             _characters(t, result, s, code)
         return result, None
     return model
@@ -182,7 +200,14 @@ class _Parts:
         cases = []
         joined = self.parts[0]
         for c in range(1, bound + 1):
-            cases.append(x.and_(x.eq(self.count, x.const(c)), x.eq(s, joined), *closed[:c - 1], last[c - 1]))
+            case = [x.eq(self.count, x.const(c)), x.eq(s, joined), *closed[:c - 1], last[c - 1]]
+            if len(sep) == 1:
+                # Redundant facts Z3 needs to refute `s.ends_with(sep)` and friends quickly.
+                many = x.const(c >= 2)
+                case += [x.eq(x.str_pred(Op.PREFIX, s, sep_c), x.and_(many, x.eq(self.parts[0], x.const("")))),
+                         x.eq(x.str_pred(Op.SUFFIX, s, sep_c), x.and_(many, x.eq(self.parts[c - 1], x.const("")))),
+                         x.eq(x.str_pred(Op.CONTAINS, s, sep_c), many)]
+            cases.append(x.and_(*case))
             if c < bound:
                 joined = x.concat(x.concat(joined, sep_c), self.parts[c])
         self.definition = x.or_(*cases)
@@ -208,8 +233,8 @@ def _split(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow
         return fn(*args), None
     t.concretize(frame, shadows[1], args[1])  # the separator: a literal nearly always
     result = fn(*args)
-    s = _string(t, shadows[0], args[0])
-    if s is None or s.is_const:
+    s = _symbolic_string(t, frame, shadows[0], args[0])
+    if s is None:
         return result, None
     if args[1] == "":
         _characters(t, result, s, code=False)
@@ -225,8 +250,8 @@ def _split(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow
 def _lines(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
     """`lines`: the parts between `\\n`s, less an empty last one, each without a `\\r` before its `\\n`."""
     result = fn(*args)
-    s = _string(t, shadows[0], args[0])
-    if s is None or s.is_const:
+    s = _symbolic_string(t, frame, shadows[0], args[0])
+    if s is None:
         return result, None
     parts = _parts(t, frame, s, "\n", args[0].count("\n") + 1)
     if parts is None:
@@ -262,8 +287,8 @@ def _trim_model(start: bool, end: bool) -> Model:
     """
     def model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
         result = fn(*args)
-        s = t.scalar(shadows[0], args[0])
-        if s is None or s.sort is not Sort.STRING:
+        s = _symbolic_string(t, frame, shadows[0], args[0])
+        if s is None:
             return result, None
         x = t.x
         text = args[0]
@@ -271,7 +296,9 @@ def _trim_model(start: bool, end: bool) -> Model:
         if start:
             k = len(text) - len(text.lstrip(WHITESPACE))
             n, kc = x.length(s), x.const(k)
-            first = x.not_(x.str_op(Op.IN_RE, x.str_op(Op.SUBSTR, s, kc, one), value=_WS))
+            # (a membership of `s` itself where possible: Z3 decides it far faster than one of a substring)
+            first = x.not_(x.str_op(Op.IN_RE, s, value=so.seq(_WS, so.star(so.ANY))) if not k else
+                           x.str_op(Op.IN_RE, x.str_op(Op.SUBSTR, s, kc, one), value=_WS))
             if k:
                 first = x.and_(x.le(kc, n), x.str_op(Op.IN_RE, x.str_op(Op.SUBSTR, s, x.const(0), kc), value=ws_run),
                                first)
@@ -282,7 +309,8 @@ def _trim_model(start: bool, end: bool) -> Model:
             m = len(text) - len(text.rstrip(WHITESPACE))
             n, mc = x.length(s), x.const(m)
             keep = x.arith(Op.SUB, n, mc)
-            last = x.not_(x.str_op(Op.IN_RE, x.str_op(Op.SUBSTR, s, x.arith(Op.SUB, keep, one), one), value=_WS))
+            last = x.not_(x.str_op(Op.IN_RE, s, value=so.seq(so.star(so.ANY), _WS)) if not m else
+                          x.str_op(Op.IN_RE, x.str_op(Op.SUBSTR, s, x.arith(Op.SUB, keep, one), one), value=_WS))
             if m:
                 last = x.and_(x.le(mc, n), x.str_op(Op.IN_RE, x.str_op(Op.SUBSTR, s, keep, mc), value=ws_run), last)
                 s = x.str_op(Op.SUBSTR, s, x.const(0), keep)
@@ -356,8 +384,8 @@ def int_parse_model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: li
     Whether it parses is a CHECK entry (the explorer aims at both sides); the value is
     the digits' number with the sign.
     """
-    s = t.scalar(shadows[0], args[0])
-    if s is None or s.sort is not Sort.STRING or not isinstance(args[0], str):
+    s = _symbolic_string(t, frame, shadows[0], args[0])
+    if s is None:
         return fn(*args), None
     x = t.x
     well_formed, value = _signed_number(t, s)
@@ -377,8 +405,8 @@ _DECIMAL = so.seq(so.opt(so.SIGN), so.plus(so.DIGIT))
 def float_parse_model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
     """`float.parse(s)`: whether it parses is exact (Rust's float syntax); the value is modelled
     for whole numbers (`[+-]?[0-9]+`, assumed on such a run) and fixed otherwise."""
-    s = t.scalar(shadows[0], args[0])
-    if s is None or s.sort is not Sort.STRING or not isinstance(args[0], str):
+    s = _symbolic_string(t, frame, shadows[0], args[0])
+    if s is None:
         return fn(*args), None
     x = t.x
     parses = x.str_op(Op.IN_RE, s, value=so.FLOAT_SYNTAX)

@@ -18,6 +18,7 @@ mismatch), BOOL, STRING.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -346,10 +347,12 @@ _STRING_OP_SORTS = {Op.INDEX_OF: Sort.INT, Op.LAST_INDEX_OF: Sort.INT, Op.SUBSTR
 def _eval_string_op(op: Op, value: Any, a: list[Any]) -> Any:
     if op is Op.IN_RE:
         return so.matches(a[0], value)
-    fn = {Op.INDEX_OF: so.index_of, Op.LAST_INDEX_OF: so.last_index_of, Op.SUBSTR: so.substr,
-          Op.REPLACE: so.replace, Op.REPLACE_ALL: so.replace_all, Op.TO_INT: so.to_int,
-          Op.TO_CODE: so.to_code, Op.FROM_INT: so.from_int}[op]
-    return fn(*a)
+    return _STRING_OP_FUNCTIONS[op](*a)
+
+
+_STRING_OP_FUNCTIONS: dict[Op, Callable[..., Any]] = {
+    Op.INDEX_OF: so.index_of, Op.LAST_INDEX_OF: so.last_index_of, Op.SUBSTR: so.substr, Op.REPLACE: so.replace,
+    Op.REPLACE_ALL: so.replace_all, Op.TO_INT: so.to_int, Op.TO_CODE: so.to_code, Op.FROM_INT: so.from_int}
 
 
 def caseless_value(s: str, case: str) -> bool:
