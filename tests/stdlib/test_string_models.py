@@ -204,3 +204,30 @@ def test_ordering(member: str, pair: tuple[Any, Any]) -> None:
     only_value(t, env, shadow, result.index if member == "cmp" else result)
     if member == "cmp":
         assert result in ORDERING.variants
+
+
+ELEMENTS = st.one_of(st.lists(st.sampled_from(["a", "b", ""]), max_size=4), st.lists(INDEX, max_size=4))
+
+
+@pytest.mark.parametrize("member", ["includes", "index_of", "last_index_of"])
+@SETTINGS
+@given(items=ELEMENTS, data=st.data())
+def test_array_search(member: str, items: list[Any], data: st.DataObject) -> None:
+    """Element and item variables (and a symbolic length) fixed to a run's values give its answer."""
+    item = data.draw(st.sampled_from(["a", "b", ""]) if not items or isinstance(items[0], str) else INDEX)
+    t = Harness()
+    x = t.x
+    env: dict[str, Any] = {"item": item, "n": len(items)}
+    for i, v in enumerate(items):
+        env[f"e{i}"] = v
+        t.hset(items, i, x.var(f"e{i}", sort_of(v)))
+    t.hset(items, "$len", x.var("n", Sort.INT))
+    spec = REGISTRY[f"array.{member}"]
+    assert spec.model is not None
+    result, shadow = spec.model(t, FRAME, spec.impl, [items, item], [None, x.var("item", sort_of(item))])
+    if member == "includes":
+        only_value(t, env, shadow, result)
+    elif shadow is not None:
+        same_optional(t, env, shadow, result)
+    else:
+        assert result is None
