@@ -257,6 +257,7 @@ class Explorer:
     def run(self, assignment: dict[str, Any]) -> RunResult:
         vm = self.tracker_class(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
                                 max_steps=self.options.max_steps, prune_after=self.options.prune_after)
+        vm.max_parts = self.options.max_len  # parts of a `split` modelled exactly (more: concretized)
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
                                self._classes)
         env = LlmInputs(builder, self.view)

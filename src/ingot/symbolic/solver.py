@@ -24,6 +24,8 @@ from typing import Any
 import z3
 
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
+from ingot.symbolic.z3_strings import STRING_OPS
+from ingot.symbolic.z3_strings import translate as translate_string_op
 
 
 @dataclass
@@ -137,6 +139,8 @@ class Solver:
                 allowed = z3.Union(z3.Range(chr(0), chr(ord(low) - 1), ctx=ctx),
                                    z3.Range(chr(ord(high) + 1), chr(127), ctx=ctx))
                 r = z3.InRe(a[0], z3.Star(allowed))
+            elif op in STRING_OPS:
+                r = translate_string_op(op, e.value, a, ctx)
             else:
                 raise AssertionError(op)
         return r
@@ -212,6 +216,13 @@ class Solver:
         for c in query:
             for node_name in sorted(c.vars):
                 names.setdefault(node_name, Sort.INT)
+        if self._on_strings(query, names):
+            # Z3's string solver slows down by orders of magnitude in an incremental solver that
+            # has seen many queries: a string query gets a fresh solver (same context, same seed).
+            fresh = z3.Solver(ctx=self.ctx)
+            fresh.set("timeout", timeout)
+            fresh.set("random_seed", self.seed)
+            return self._check(fresh, query, names, start)
         s.push()
         try:
             return self._check(s, query, names, start)
@@ -228,6 +239,15 @@ class Solver:
                 self._ask(self._z3_solver(), query, timeout, time.perf_counter())
         finally:
             self.stats = stats
+
+    def _on_strings(self, query: list[Expr], names: dict[str, Sort]) -> bool:
+        """Does the query mention a string variable? (Its terms are translated first: they know the sorts.)"""
+        try:
+            for c in query:
+                self.to_z3(c)
+        except z3.Z3Exception:
+            return False  # `_check` reports it
+        return any(self._vars[n][0] is Sort.STRING for n in names if n in self._vars)
 
     def _z3_solver(self) -> z3.Solver:
         """One incremental Z3 solver per `Solver`, each query in its own push/pop scope.
