@@ -73,6 +73,10 @@ class TrackerRuntime:
         self.x: Interner = interner
         self.prune_after = prune_after  # None: track every symbolic operation (packing needs all of them)
         self.max_parts = 6  # `split`/`lines` results are modelled up to this many parts (the explorer sets it)
+        # False: the string models (`ingot.stdlib.string_models`) are off and their operands are
+        # concretized, as for a built-in without a model (the explorer turns them off when their
+        # queries have spent its budget of solver work).
+        self.string_models = True
         self._site_hits: dict[int, int] = {}
         self.trace = RunTrace()
         self.heap: dict[tuple[int, Any], Shadow] = {}
