@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import ingot
-from ingot.concolic.explore import Explorer, Options
+from ingot.concolic.checkpoint import StateDir
+from ingot.concolic.explore import Exploration, Explorer, Options
 from ingot.concolic.report import as_json
 from ingot.symbolic.expr import Interner, Op, Sort
 from ingot.symbolic.solver import Solver
@@ -77,3 +79,29 @@ def test_the_same_seed_gives_the_same_report_under_any_clock_and_load() -> None:
         burner.kill()
         burner.wait()
     assert loaded == quiet
+
+
+def test_a_resumed_search_asks_its_string_queries_again_and_gives_the_same_report(tmp_path: Path) -> None:
+    path = tmp_path / "route.baml"
+    path.write_text(ROUTE)
+    program = ingot.load(path)
+    sources = {str(f): f.read_text() for f in program.files}
+    # a budget the search spends part-way: the models are on before the stop and off after it
+    options = Options(seed=1, max_runs=60, timeout_s=3600, solver_timeout_ms=300_000, solver_rlimit=200_000,
+                      string_model_units=600_000)
+    expected = as_json(program.view, Explorer(program.view, "Route", options).explore())
+    assert expected["limits"].get("string-models-off", 0) > 0
+    state = StateDir(tmp_path / "state", sources)
+    state.create()
+    explorer: Explorer
+
+    def stop(ex: Exploration) -> None:
+        if ex.runs >= 3:
+            explorer.request_stop()
+
+    explorer = Explorer(program.view, "Route", options, progress=stop, state=state)
+    partial = explorer.explore()
+    assert partial.stopped_by == "interrupted" and partial.runs < expected["runs"]
+    assert partial.limits.get("string-models-off", 0) == 0
+    resumed = Explorer.resume(program.view, "Route", options, StateDir(state.path, sources)).explore()
+    assert as_json(program.view, resumed) == expected
