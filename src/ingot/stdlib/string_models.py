@@ -286,6 +286,8 @@ def _trim_model(start: bool, end: bool) -> Model:
     follows them. The end is the same, on what is left.
     """
     def model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        if not getattr(t, "string_models", True):  # the explorer turned the dear models off
+            return _plain_trim(t, frame, fn, args, shadows) if start and end else _unmodelled(t, frame, fn, args, shadows)
         result = fn(*args)
         s = _symbolic_string(t, frame, shadows[0], args[0])
         if s is None:
@@ -316,7 +318,27 @@ def _trim_model(start: bool, end: bool) -> Model:
                 s = x.str_op(Op.SUBSTR, s, x.const(0), keep)
             t.assume(frame, last)
         return result, s
+    model.has_fallback = True  # type: ignore[attr-defined]
     return model
+
+
+def _plain_trim(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    """The cheap `trim`: on a string without surrounding whitespace it is `s` itself (assumed, so
+    a query has no substring or membership to solve); otherwise the string is fixed."""
+    result = fn(*args)
+    e = t.scalar(shadows[0], args[0])
+    if e is None:
+        return result, None
+    if result != args[0]:
+        t.concretize(frame, shadows[0], args[0])
+        return result, None
+    x = t.x
+    edges = []
+    for ws in (" ", "\t", "\n", "\r"):
+        edges.append(x.not_(x.str_pred(Op.PREFIX, e, x.const(ws))))
+        edges.append(x.not_(x.str_pred(Op.SUFFIX, e, x.const(ws))))
+    t.assume(frame, x.and_(*edges))
+    return result, e
 
 
 # -- predicates ----------------------------------------------------------------------------------

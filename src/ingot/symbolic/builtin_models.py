@@ -53,8 +53,10 @@ MODELS: Mapping[str, Model] = MappingProxyType(
 
 # The models of `ingot.stdlib.string_models` (parts, positions, regular memberships, parsing):
 # exact but costly to solve, so the explorer can turn them off (`TrackedVM.string_models`).
+# Those with a cheaper form of their own (`has_fallback`, e.g. `trim`) switch to it themselves.
 STRING_MODELS = frozenset(key for key, model in MODELS.items()
-                          if getattr(model, "__module__", None) == "ingot.stdlib.string_models")
+                          if getattr(model, "__module__", None) == "ingot.stdlib.string_models"
+                          and not getattr(model, "has_fallback", False))
 
 # Models that read shadows below their arguments' first level (the compiled tracker calls
 # them even for a container that has no shadow of its own).

@@ -69,7 +69,10 @@ DEFAULT_RLIMIT = 1_000_000
 # Units an exploration's queries over the string models' terms may spend in all (then the
 # explorer turns the models off and the solver refuses such queries): Z3's string solving
 # counts ~0.2-0.5 M units a second, so a few seconds of it.
-DEFAULT_STRING_MODEL_UNITS = 2_000_000
+DEFAULT_STRING_MODEL_UNITS = 1_500_000
+# What a query over those terms is charged beyond its units: setting up a fresh string solver
+# and its regular languages costs time Z3 does not count (~10-50 ms, as much as 10-20 k units).
+QUERY_UNITS = 15_000
 
 
 @dataclass
@@ -350,7 +353,7 @@ class Solver:
         except z3.Z3Exception:  # no work counted (a query Z3 answered while simplifying)
             return
         if any(c.id in self._model_terms for c in query):
-            self.stats.model_units += self._units_seen - seen
+            self.stats.model_units += self._units_seen - seen + QUERY_UNITS
 
     def _unknown(self, s: z3.Solver) -> Result:
         """An unknown answer, counted by what stopped Z3 (the clock: "timeout"; the resource
