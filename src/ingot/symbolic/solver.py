@@ -63,12 +63,11 @@ class Result:
     model: dict[str, Any] | None = None
 
 
-# Z3 resource units a query may spend (`rlimit`). Z3 counts roughly 0.5-2 million a second
-# on one core, depending on the theory; see `DESIGN.md` for how the figure was chosen.
+# Z3 resource units a query may spend (`rlimit`). How many Z3 counts a second depends on the
+# theory: about 1 M on arithmetic, 0.16 M on the string models' queries (a loaded core).
 DEFAULT_RLIMIT = 1_000_000
 # Units an exploration's queries over the string models' terms may spend in all (then the
-# explorer turns the models off and the solver refuses such queries): Z3's string solving
-# counts ~0.2-0.5 M units a second, so a few seconds of it.
+# explorer turns the models off and the solver refuses such queries): seconds of string solving.
 DEFAULT_STRING_MODEL_UNITS = 1_500_000
 # What a query over those terms is charged beyond its units: setting up a fresh string solver
 # and its regular languages costs time Z3 does not count (~10-50 ms, as much as 10-20 k units).
