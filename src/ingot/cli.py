@@ -204,7 +204,10 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--timeout", default=60.0, show_default=True, help="Budget in seconds.")
 @click.option("--max-len", default=6, show_default=True, help="Longest array input to generate.")
 @click.option("--max-string-length", default=32, show_default=True, help="Longest string input to generate.")
-@click.option("--solver-timeout", default=2000, show_default=True, help="Per-query solver timeout (ms).")
+@click.option("--solver-timeout", default=10000, show_default=True, help="Per-query solver timeout (ms): the clock's upper bound on --solver-rlimit.")
+@click.option("--solver-rlimit", default=1_000_000, show_default=True, type=click.IntRange(min=0),
+              help="Per-query Z3 resource limit: a budget of work, so the same on any machine and load "
+                   "(--solver-timeout bounds it by the clock); 0: none.")
 @click.option("--emit-tests", nargs=2, type=(click.Choice(["baml", "pytest", "json"]), click.Path(path_type=Path)),
               default=None, metavar="FORM DIR", help="Write the cases as BAML tests, a pytest file or JSON into DIR.")
 @click.option("--tracker", type=click.Choice(["compiled", "interp"]), default=None,
@@ -237,7 +240,7 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--dask", metavar="ADDRESS", default=None,
               help="Without FUNCTION: run the functions' explorations on the Dask scheduler at ADDRESS.")
 def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
-            max_len: int, max_string_length: int, solver_timeout: int,
+            max_len: int, max_string_length: int, solver_timeout: int, solver_rlimit: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
             max_memory: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None,
             only: tuple[str, ...], workers: int, dask: str | None, state_dir: Path | None,
@@ -262,7 +265,7 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     if function is not None:
         require_function(program, function, paths)
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
-                      solver_timeout_ms=solver_timeout, seed=seed, prune_after=prune_after or None,
+                      solver_timeout_ms=solver_timeout, solver_rlimit=solver_rlimit, seed=seed, prune_after=prune_after or None,
                       panic_runs=panic_runs, memory_mb=max_memory)
     if tracker is not None:
         options.tracker = tracker

@@ -32,7 +32,7 @@ from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
-from ingot.symbolic.solver import Solver
+from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 from ingot.view import Edge, ProgramView, StmtId
 
@@ -51,7 +51,12 @@ class Options:
     timeout_s: float = 60.0
     max_len: int = 6
     max_string_length: int = 32
-    solver_timeout_ms: int = 2000
+    solver_timeout_ms: int = 10_000  # the clock's bound on a query (`solver_rlimit` decides first)
+    # Z3 resource units per query: a deterministic budget (the timeout above bounds it by the clock)
+    solver_rlimit: int = DEFAULT_RLIMIT
+    # Z3 resource units the queries over string models' terms may spend in all; past them the
+    # string models are off (their operands concretized, counted under `limits`). None: no cap.
+    string_model_units: int | None = DEFAULT_STRING_MODEL_UNITS
     seed: int = 0
     max_steps: int = 200_000  # per run: loops stop with InstructionLimit instead of hanging
     max_depth: int = 2_000
@@ -195,7 +200,8 @@ class Explorer:
         self.progress = progress
         self.x = Interner()
         self.space = InputSpace()
-        self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length)
+        self.solver = Solver(self.options.solver_timeout_ms, self.options.seed, self.options.max_string_length,
+                             self.options.solver_rlimit, model_units_cap=self.options.string_model_units)
         self.fn = view.bytecode.by_name[function]
         if self.fn.kind != "body":
             what = "an LLM function" if self.fn.kind == "llm" else f"a {self.fn.kind} function"
@@ -257,6 +263,11 @@ class Explorer:
     def run(self, assignment: dict[str, Any]) -> RunResult:
         vm = self.tracker_class(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
                                 max_steps=self.options.max_steps, prune_after=self.options.prune_after)
+        vm.max_parts = self.options.max_len  # parts of a `split` modelled exactly (more: concretized)
+        cap = self.options.string_model_units
+        if cap is not None and self.solver.stats.model_units >= cap:
+            vm.string_models = False
+            self.limit("string-models-off")
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
                                self._classes)
         env = LlmInputs(builder, self.view)

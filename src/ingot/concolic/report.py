@@ -76,6 +76,15 @@ def concretized_at(view: ProgramView, sites: dict[Any, int]) -> list[dict[str, A
     return sorted(out, key=lambda d: (-d["count"], d["site"]))
 
 
+def _unknown_causes(solver: dict[str, Any]) -> str:
+    """Why queries came back unknown: Z3's resource limit (the same on any machine) or the clock."""
+    causes = [f"{solver[k]} {word}" for k, word in (("unknown_rlimit", "out of resources"),
+                                                     ("unknown_timeout", "timed out"),
+                                                     ("unknown_budget", "past the string-model budget"))
+              if solver.get(k)]
+    return f" ({', '.join(causes)})" if causes else ""
+
+
 def _round(v: float | None) -> float | None:
     return None if v is None else round(v, 4)
 
@@ -89,6 +98,7 @@ LIMIT_WORDS = {
     "depth-limit": "runs cut by the call-depth limit",
     "run-timeout": "runs cut by the time budget",
     "memory": "runs cut by the memory cap",
+    "string-models-off": "runs with the string models off (their solver budget spent)",
     "revisit-cap": "flips skipped at the revisit cap",
     "check-repeat": "panic checks not re-aimed on other paths",
     "concretize-flips": "concretization flips skipped at the cap",
@@ -127,7 +137,7 @@ def summary_table(report: dict[str, Any]) -> Any:
     table.add_row("divergences", str(report["divergences"]))
     solver = report["solver"]
     line = (f"{solver['queries']} queries: {solver['sat']} sat, {solver['unsat']} unsat, "
-            f"{solver['unknown']} unknown; {solver['cache_hits']} cached")
+            f"{solver['unknown']} unknown{_unknown_causes(solver)}; {solver['cache_hits']} cached")
     if "timeline" in report and report["timeline"].get("solver_time_s") is not None:
         line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
     table.add_row("solver", line)

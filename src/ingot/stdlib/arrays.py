@@ -34,7 +34,7 @@ from ingot.semantics.types import ANY, BOOL, FLOAT, INT, NULL, STRING, FuncT, Li
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
 from ingot.stdlib.spec import Rows, T, Tracker, U, sig
 from ingot.symbolic.expr import Expr, Op
-from ingot.symbolic.shadow import Shadow
+from ingot.symbolic.shadow import Opt, Shadow
 
 
 def _invalid(message: str) -> Exception:
@@ -263,6 +263,43 @@ def _array_push(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
     return result, None
 
 
+def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
+    """`includes`/`index_of`/`last_index_of` on ints, strings and bools: `_same` is `==` on them.
+
+    Element `i` matches when it is there (`i < $len`, for a symbolic length) and equals the
+    item. Elements past this run's length have no expression here, so a symbolic length is
+    assumed to be at most this run's (negatable, like a concretization).
+    """
+    def model(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+              shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        xs, item = args
+        result = fn(*args)
+        x = t.x
+        n = t.hget(xs, "$len")
+        target = t.lift(shadows[1], item)
+        if target is None or type(item) not in (int, str, bool):
+            t.concretize(frame, shadows[1], item)
+            return result, None
+        matches = []
+        for i, v in enumerate(xs):
+            e = t.lift(t.hget(xs, i), v) if type(v) is type(item) else None
+            match = x.false() if e is None else x.eq(e, target)
+            if isinstance(n, Expr):
+                match = x.and_(x.lt(x.const(i), n), match)
+            matches.append(match)
+        if isinstance(n, Expr):
+            t.assume(frame, x.le(n, x.const(len(xs))))
+        if kind == "includes":
+            return result, x.or_(*matches)
+        order = range(len(xs)) if kind == "index_of" else range(len(xs) - 1, -1, -1)
+        position = x.const(-1)
+        for i in reversed(order):
+            position = x.ite(matches[i], x.const(i), position)
+        present = x.or_(*matches)
+        return result, (Opt(present, position) if not present.is_const else None)
+    return model
+
+
 # ======================================================================== rows
 
 rows = Rows("array")
@@ -277,9 +314,9 @@ rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)))
 rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1))
 rows.method("reverse", array_reverse, sig(ret=ListT(T)))
 rows.method("sort", array_sort, sig(ret=ListT(T)), mutates=True)
-rows.method("includes", array_includes, sig(T, ret=BOOL))
-rows.method("index_of", array_index_of, sig(T, ret=optional(INT)))
-rows.method("last_index_of", array_last_index_of, sig(T, ret=optional(INT)))
+rows.method("includes", array_includes, sig(T, ret=BOOL), model=_array_search("includes"))
+rows.method("index_of", array_index_of, sig(T, ret=optional(INT)), model=_array_search("index_of"))
+rows.method("last_index_of", array_last_index_of, sig(T, ret=optional(INT)), model=_array_search("last_index_of"))
 rows.method("join", array_join, sig(STRING, ret=STRING))
 rows.method("sum", array_sum, sig(ret=T))
 rows.internal("sum_float", array_sum_float)

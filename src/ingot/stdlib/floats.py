@@ -24,6 +24,7 @@ from ingot.runtime.values import INT_MAX
 from ingot.semantics.types import BOOL, FLOAT, INT, STRING
 from ingot.stdlib.ordering import compare_rows
 from ingot.stdlib.spec import Rows, sig
+from ingot.stdlib.string_models import float_parse_model
 
 _LIM = INT_MAX + 1
 _BIG = float(1 << 52)  # floats at least this large are integers already
@@ -417,7 +418,7 @@ rows.method("to_radians", float_to_radians, sig(ret=FLOAT))
 rows.method("to_degrees", float_to_degrees, sig(ret=FLOAT))
 rows.method("to_string", float_to_string, sig(ret=STRING))
 compare_rows(rows, FLOAT, numeric=True)
-rows.function("parse", float_parse, sig(STRING, ret=FLOAT))
+rows.function("parse", float_parse, sig(STRING, ret=FLOAT), model=float_parse_model)
 rows.function("pi", float_pi, sig(ret=FLOAT))
 rows.function("e", float_e, sig(ret=FLOAT))
 rows.function("golden_ratio", float_golden_ratio, sig(ret=FLOAT))

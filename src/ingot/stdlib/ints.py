@@ -18,6 +18,7 @@ from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.semantics.types import INT, STRING
 from ingot.stdlib.ordering import compare_rows
 from ingot.stdlib.spec import Rows, Tracker, sig
+from ingot.stdlib.string_models import int_parse_model
 from ingot.symbolic.shadow import Shadow
 
 _U64 = (1 << 64) - 1
@@ -182,7 +183,7 @@ rows.method("count_ones", int_count_ones, sig(ret=INT))
 rows.method("count_zeros", int_count_zeros, sig(ret=INT))
 rows.method("to_string", int_to_string, sig(ret=STRING))
 compare_rows(rows, INT, numeric=True)
-rows.function("parse", int_parse, sig(STRING, ret=INT))
+rows.function("parse", int_parse, sig(STRING, ret=INT), model=int_parse_model)
 rows.function("max_value", int_max_value, sig(ret=INT))
 rows.function("min_value", int_min_value, sig(ret=INT))
 

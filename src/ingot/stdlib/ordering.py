@@ -50,8 +50,17 @@ def bool_to_string(b: bool) -> str:
 
 
 # ====================================================================== models
-# For numbers only: ints are Z3 Ints and floats Reals, ordered as the run orders them
-# (NaN is not modelled, as for every float; replay catches the rare model it would break).
+# For numbers and strings: ints are Z3 Ints and floats Reals, ordered as the run orders them
+# (NaN is not modelled, as for every float; replay catches the rare model it would break);
+# strings are ordered by code point, as Z3's `str.<` orders them.
+
+
+def _ordered(operands: list[Expr | None]) -> bool:
+    """Operands the models order: all numbers, or all strings."""
+    if any(e is None for e in operands):
+        return False
+    sorts = {e.sort for e in operands if e is not None}
+    return sorts <= {Sort.INT, Sort.FLOAT} or sorts == {Sort.STRING}
 
 
 def _numeric(build: Callable[..., Expr]) -> Model:
@@ -61,12 +70,20 @@ def _numeric(build: Callable[..., Expr]) -> Model:
         if all(s is None for s in shadows):
             return result, None
         operands = [t.lift(s, a) for s, a in zip(shadows, args)]
-        if any(e is None or e.sort not in (Sort.INT, Sort.FLOAT) for e in operands):
+        if not _ordered(operands):
             for s, a in zip(shadows, args):
                 t.concretize(frame, s, a)
             return result, None
         return result, build(t.x, *operands)
     return model
+
+
+def _cmp(x: Interner, a: Expr, b: Expr) -> Expr:
+    """The tag of the `baml.ops.Ordering` variant `a.cmp(b)` returns (Less, Equal, Greater)."""
+    less, equal, greater = (x.const(v.index) for v in ORDERING.variants)
+    if a.sort is not b.sort:
+        a, b = x.to_float(a), x.to_float(b)
+    return x.ite(x.lt(a, b), less, x.ite(x.eq(a, b), equal, greater))
 
 
 def _min(x: Interner, a: Expr, b: Expr) -> Expr:
@@ -81,18 +98,18 @@ def _clamp(x: Interner, a: Expr, lo: Expr, hi: Expr) -> Expr:
     return _max(x, _min(x, a, hi), lo)
 
 
-MIN_MODEL, MAX_MODEL, CLAMP_MODEL = _numeric(_min), _numeric(_max), _numeric(_clamp)
+MIN_MODEL, MAX_MODEL, CLAMP_MODEL, CMP_MODEL = _numeric(_min), _numeric(_max), _numeric(_clamp), _numeric(_cmp)
 
 
 def compare_rows(rows: Rows, ty: Ty, numeric: bool) -> None:
     """The `baml.ops.Compare` members of one ordered type: `min`, `max`, `clamp`, `cmp`.
 
-    `numeric` types (int, float) get the symbolic models; strings and bools concretize.
+    Ordered types (int, float, string: `numeric`) get the symbolic models; bools concretize.
     """
     rows.method("min", cmp_min, sig(ty, ret=ty), model=MIN_MODEL if numeric else None)
     rows.method("max", cmp_max, sig(ty, ret=ty), model=MAX_MODEL if numeric else None)
     rows.method("clamp", cmp_clamp, sig(ty, ty, ret=ty), model=CLAMP_MODEL if numeric else None)
-    rows.method("cmp", cmp, sig(ty, ret=ORDERING_TYPE))
+    rows.method("cmp", cmp, sig(ty, ret=ORDERING_TYPE), model=CMP_MODEL if numeric else None)
 
 
 

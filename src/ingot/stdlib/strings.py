@@ -19,6 +19,7 @@ from ingot.runtime.errors import throw_error
 from ingot.runtime.limits import check_array, check_string
 from ingot.runtime.render import render_value
 from ingot.semantics.types import ANY, BOOL, INT, STRING, ListT, optional
+from ingot.stdlib import string_models as sm
 from ingot.stdlib.ordering import compare_rows
 from ingot.stdlib.spec import Model, Rows, Tracker, sig
 from ingot.symbolic.expr import Expr, Op, Sort, caseless_value
@@ -33,10 +34,7 @@ def _invalid(message: str) -> Exception:
 # ====================================================================== string
 
 # Unicode White_Space, the set Rust's `trim` and `char::is_whitespace` use.
-_WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+_WHITESPACE = sm.WHITESPACE
 _ASCII_WS = frozenset(" \t\n\x0c\r")
 
 
@@ -354,25 +352,6 @@ def _case_change(case: str) -> Model:
     return model
 
 
-def _trim(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
-          shadows: list[Shadow]) -> tuple[Any, Shadow]:
-    """`s.trim()`: on a string without surrounding whitespace it is `s` itself (assumed, as above)."""
-    result = fn(*args)
-    e = t.scalar(shadows[0], args[0])
-    if e is None:
-        return result, None
-    if result != args[0]:
-        t.concretize(frame, shadows[0], args[0])
-        return result, None
-    x = t.x
-    edges = []
-    for ws in (" ", "\t", "\n", "\r"):
-        edges.append(x.not_(x.str_pred(Op.PREFIX, e, x.const(ws))))
-        edges.append(x.not_(x.str_pred(Op.SUFFIX, e, x.const(ws))))
-    t.assume(frame, x.and_(*edges))
-    return result, e
-
-
 # ======================================================================== rows
 
 rows = Rows("string")
@@ -382,45 +361,45 @@ rows.method("byte_length", string_byte_length, sig(ret=INT))
 rows.method("is_empty", string_is_empty, sig(ret=BOOL), model=_str_unary(lambda t, e: t.x.eq(t.x.length(e), t.x.const(0))))
 rows.method("to_lower_case", string_to_lower_case, sig(ret=STRING), model=_case_change("upper"))
 rows.method("to_upper_case", string_to_upper_case, sig(ret=STRING), model=_case_change("lower"))
-rows.method("trim", string_trim, sig(ret=STRING), model=_trim)
-rows.method("trim_start", string_trim_start, sig(ret=STRING))
-rows.method("trim_end", string_trim_end, sig(ret=STRING))
+rows.method("trim", string_trim, sig(ret=STRING), model=sm.TRIM)
+rows.method("trim_start", string_trim_start, sig(ret=STRING), model=sm.TRIM_START)
+rows.method("trim_end", string_trim_end, sig(ret=STRING), model=sm.TRIM_END)
 rows.method("includes", string_includes, sig(STRING, ret=BOOL), model=_str_pred(Op.CONTAINS))
 rows.method("starts_with", string_starts_with, sig(STRING, ret=BOOL), model=_str_pred(Op.PREFIX))
 rows.method("ends_with", string_ends_with, sig(STRING, ret=BOOL), model=_str_pred(Op.SUFFIX))
-rows.method("split", string_split, sig(STRING, ret=ListT(STRING)))
-rows.method("chars", string_chars, sig(ret=ListT(STRING)))
-rows.method("lines", string_lines, sig(ret=ListT(STRING)))
-rows.method("slice", string_slice, sig(INT, INT, ret=STRING, min_args=1))
-rows.method("replace", string_replace, sig(STRING, STRING, ret=STRING))
-rows.method("replace_all", string_replace_all, sig(STRING, STRING, ret=STRING))
-rows.method("index_of", string_index_of, sig(STRING, ret=optional(INT)))
-rows.method("last_index_of", string_last_index_of, sig(STRING, ret=optional(INT)))
-rows.method("at", string_at, sig(INT, ret=optional(STRING)))
-rows.method("code_point_at", string_code_point_at, sig(INT, ret=optional(INT)))
+rows.method("split", string_split, sig(STRING, ret=ListT(STRING)), model=sm.SPLIT)
+rows.method("chars", string_chars, sig(ret=ListT(STRING)), model=sm.CHARS)
+rows.method("lines", string_lines, sig(ret=ListT(STRING)), model=sm.LINES)
+rows.method("slice", string_slice, sig(INT, INT, ret=STRING, min_args=1), model=sm.SLICE)
+rows.method("replace", string_replace, sig(STRING, STRING, ret=STRING), model=sm.REPLACE)
+rows.method("replace_all", string_replace_all, sig(STRING, STRING, ret=STRING), model=sm.REPLACE_ALL)
+rows.method("index_of", string_index_of, sig(STRING, ret=optional(INT)), model=sm.INDEX_OF)
+rows.method("last_index_of", string_last_index_of, sig(STRING, ret=optional(INT)), model=sm.LAST_INDEX_OF)
+rows.method("at", string_at, sig(INT, ret=optional(STRING)), model=sm.AT)
+rows.method("code_point_at", string_code_point_at, sig(INT, ret=optional(INT)), model=sm.CODE_POINT_AT)
 rows.method("repeat", string_repeat, sig(INT, ret=STRING))
 rows.method("to_string", string_to_string, sig(ret=STRING), model=_identity)
 rows.method("add", string_add, sig(STRING, ret=STRING), model=_concat)
-rows.method("to_code_points", string_to_code_points, sig(ret=ListT(INT)))
-rows.method("is_numeric", string_is_numeric, sig(ret=BOOL))
-rows.method("is_alphabetic", string_is_alphabetic, sig(ret=BOOL))
-rows.method("is_alphanumeric", string_is_alphanumeric, sig(ret=BOOL))
-rows.method("is_uppercase", string_is_uppercase, sig(ret=BOOL))
-rows.method("is_lowercase", string_is_lowercase, sig(ret=BOOL))
-rows.method("is_whitespace", string_is_whitespace, sig(ret=BOOL))
-rows.method("is_control", string_is_control, sig(ret=BOOL))
-rows.method("is_graphic", string_is_graphic, sig(ret=BOOL))
-rows.method("is_ascii", string_is_ascii, sig(ret=BOOL))
-rows.method("is_ascii_numeric", string_is_ascii_numeric, sig(ret=BOOL))
-rows.method("is_ascii_alphabetic", string_is_ascii_alphabetic, sig(ret=BOOL))
-rows.method("is_ascii_alphanumeric", string_is_ascii_alphanumeric, sig(ret=BOOL))
-rows.method("is_ascii_uppercase", string_is_ascii_uppercase, sig(ret=BOOL))
-rows.method("is_ascii_lowercase", string_is_ascii_lowercase, sig(ret=BOOL))
-rows.method("is_ascii_whitespace", string_is_ascii_whitespace, sig(ret=BOOL))
-rows.method("is_ascii_control", string_is_ascii_control, sig(ret=BOOL))
-rows.method("is_ascii_graphic", string_is_ascii_graphic, sig(ret=BOOL))
-rows.method("is_ascii_hex", string_is_ascii_hex, sig(ret=BOOL))
-compare_rows(rows, STRING, numeric=False)
+rows.method("to_code_points", string_to_code_points, sig(ret=ListT(INT)), model=sm.TO_CODE_POINTS)
+rows.method("is_numeric", string_is_numeric, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_numeric"])
+rows.method("is_alphabetic", string_is_alphabetic, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_alphabetic"])
+rows.method("is_alphanumeric", string_is_alphanumeric, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_alphanumeric"])
+rows.method("is_uppercase", string_is_uppercase, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_uppercase"])
+rows.method("is_lowercase", string_is_lowercase, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_lowercase"])
+rows.method("is_whitespace", string_is_whitespace, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_whitespace"])
+rows.method("is_control", string_is_control, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_control"])
+rows.method("is_graphic", string_is_graphic, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_graphic"])
+rows.method("is_ascii", string_is_ascii, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii"])
+rows.method("is_ascii_numeric", string_is_ascii_numeric, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_numeric"])
+rows.method("is_ascii_alphabetic", string_is_ascii_alphabetic, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_alphabetic"])
+rows.method("is_ascii_alphanumeric", string_is_ascii_alphanumeric, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_alphanumeric"])
+rows.method("is_ascii_uppercase", string_is_ascii_uppercase, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_uppercase"])
+rows.method("is_ascii_lowercase", string_is_ascii_lowercase, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_lowercase"])
+rows.method("is_ascii_whitespace", string_is_ascii_whitespace, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_whitespace"])
+rows.method("is_ascii_control", string_is_ascii_control, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_control"])
+rows.method("is_ascii_graphic", string_is_ascii_graphic, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_graphic"])
+rows.method("is_ascii_hex", string_is_ascii_hex, sig(ret=BOOL), model=sm.PREDICATE_MODELS["is_ascii_hex"])
+compare_rows(rows, STRING, numeric=True)
 rows.function("from", render_value, sig(ANY, ret=STRING), model=_identity)
 rows.function("from_code_points", string_from_code_points, sig(ListT(INT), ret=STRING))
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def call(t: TrackedVM, frame: Frame, key: str, fn: Callable[..., Any], args: list[Any],
          shadows: list[Shadow]) -> tuple[Any, Shadow]:
     model = MODELS.get(key)
-    if model is not None:
+    if model is not None and (t.string_models or key not in STRING_MODELS):
         return model(t, frame, fn, args, shadows)
     for a, s in zip(args, shadows):
         t.concretize(frame, s, a)
@@ -50,6 +50,13 @@ def forget_contents(t: TrackedVM, frame: Frame, container: Any) -> None:
 # Derived from the registry rows' `model` and `deep_model` slots (`ingot.stdlib`).
 MODELS: Mapping[str, Model] = MappingProxyType(
     {key: spec.model for key, spec in REGISTRY.items() if spec.model is not None})
+
+# The models of `ingot.stdlib.string_models` (parts, positions, regular memberships, parsing):
+# exact but costly to solve, so the explorer can turn them off (`TrackedVM.string_models`).
+# Those with a cheaper form of their own (`has_fallback`, e.g. `trim`) switch to it themselves.
+STRING_MODELS = frozenset(key for key, model in MODELS.items()
+                          if getattr(model, "__module__", None) == "ingot.stdlib.string_models"
+                          and not getattr(model, "has_fallback", False))
 
 # Models that read shadows below their arguments' first level (the compiled tracker calls
 # them even for a container that has no shadow of its own).

@@ -18,9 +18,12 @@ mismatch), BOOL, STRING.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from ingot.symbolic import string_ops as so
 
 
 class Sort(Enum):
@@ -57,6 +60,16 @@ class Op(Enum):
     PREFIX = "starts_with"
     SUFFIX = "ends_with"
     CASELESS = "caseless"  # ASCII only, no letters of the case named by the value ("upper"/"lower")
+    # string positions, substrings and conversions (SMT-LIB meaning: `symbolic/string_ops.py`)
+    INDEX_OF = "index_of"  # (s, t, start) -> INT
+    LAST_INDEX_OF = "last_index_of"  # (s, t) -> INT
+    SUBSTR = "substr"  # (s, start, count) -> STRING
+    REPLACE = "replace"  # (s, t, u) -> STRING, the first occurrence
+    REPLACE_ALL = "replace_all"  # (s, t, u) -> STRING
+    TO_INT = "to_int"  # (s) -> INT
+    TO_CODE = "to_code"  # (s) -> INT
+    FROM_INT = "from_int"  # (n) -> STRING
+    IN_RE = "in_re"  # (s) -> BOOL, in the language of the value (a `string_ops.Regex`)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -125,7 +138,7 @@ class Interner:
             ids = tuple([a.id for a in args])
         if op is Op.CONST:
             key: tuple[Any, ...] = (op._value_, sort._value_, ids, value, type(value))
-        elif op is Op.VAR or op is Op.CASELESS:
+        elif op is Op.VAR or op is Op.CASELESS or op is Op.IN_RE:
             key = (op._value_, sort._value_, ids, value)
         else:
             key = (op._value_, sort._value_, ids)
@@ -318,6 +331,29 @@ class Interner:
             return self.const(caseless_value(s.value, case), Sort.BOOL)
         return self._node(Op.CASELESS, Sort.BOOL, (s,), case)
 
+    def str_op(self, op: Op, *args: Expr, value: Any = None) -> Expr:
+        """One of the string operations of `string_ops` (folded when every argument is constant)."""
+        sort = _STRING_OP_SORTS[op]
+        if all(a.is_const for a in args):
+            return self.const(_eval_string_op(op, value, [a.value for a in args]), sort)
+        return self._node(op, sort, args, value)
+
+
+_STRING_OP_SORTS = {Op.INDEX_OF: Sort.INT, Op.LAST_INDEX_OF: Sort.INT, Op.SUBSTR: Sort.STRING,
+                    Op.REPLACE: Sort.STRING, Op.REPLACE_ALL: Sort.STRING, Op.TO_INT: Sort.INT,
+                    Op.TO_CODE: Sort.INT, Op.FROM_INT: Sort.STRING, Op.IN_RE: Sort.BOOL}
+
+
+def _eval_string_op(op: Op, value: Any, a: list[Any]) -> Any:
+    if op is Op.IN_RE:
+        return so.matches(a[0], value)
+    return _STRING_OP_FUNCTIONS[op](*a)
+
+
+_STRING_OP_FUNCTIONS: dict[Op, Callable[..., Any]] = {
+    Op.INDEX_OF: so.index_of, Op.LAST_INDEX_OF: so.last_index_of, Op.SUBSTR: so.substr, Op.REPLACE: so.replace,
+    Op.REPLACE_ALL: so.replace_all, Op.TO_INT: so.to_int, Op.TO_CODE: so.to_code, Op.FROM_INT: so.from_int}
+
 
 def caseless_value(s: str, case: str) -> bool:
     bad = str.isupper if case == "upper" else str.islower
@@ -445,4 +481,6 @@ def _eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901
         return a[0].endswith(a[1])
     if op is Op.CASELESS:
         return caseless_value(a[0], e.value)
+    if op in _STRING_OP_SORTS:
+        return _eval_string_op(op, e.value, a)
     raise AssertionError(op)

@@ -69,8 +69,9 @@ def binary(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: S
         rt.concretize(frame, sb, b)
         return None
     if op in ORDER_OPS:
-        if ea.sort is Sort.STRING or ea.sort is Sort.BOOL or eb.sort is Sort.BOOL:
-            # String ordering is costly for Z3 (and rare in control flow): fix the operands.
+        if (ea.sort is Sort.STRING) is not (eb.sort is Sort.STRING) or ea.sort is Sort.BOOL or eb.sort is Sort.BOOL:
+            # Bools (and a string against a number) are not ordered symbolically: fix the operands.
+            # Strings compare by code point, as Z3's `str.<` does.
             rt.concretize(frame, sa, a)
             rt.concretize(frame, sb, b)
             return None

@@ -74,6 +74,11 @@ class TrackerRuntime:
     def __init__(self, interner: Interner, prune_after: int | None) -> None:
         self.x: Interner = interner
         self.prune_after = prune_after  # None: track every symbolic operation (packing needs all of them)
+        self.max_parts = 6  # `split`/`lines` results are modelled up to this many parts (the explorer sets it)
+        # False: the string models (`ingot.stdlib.string_models`) are off and their operands are
+        # concretized, as for a built-in without a model (the explorer turns them off when their
+        # queries have spent its budget of solver work).
+        self.string_models = True
         self._site_hits: dict[int, int] = {}
         self.trace = RunTrace()
         self.heap: dict[tuple[int, Any], Shadow] = {}
@@ -165,6 +170,14 @@ class TrackerRuntime:
         self.trace.concretized += 1
         self.record(EntryKind.CONCRETIZE, (frame.fn.index, frame.pc - 1), cond,
                     (Alternative(self.x.not_(cond), None, "assumption"),), frame.ctx)
+
+    def define(self, frame: SiteFrame, definition: Expr) -> None:
+        """Keep the definition of variables a model derived from inputs (`split`'s parts) on the path.
+
+        It holds for every input (with the derived variables' values), so it is never negated:
+        an entry with no alternatives, which every query on those variables or inputs keeps.
+        """
+        self.record(EntryKind.BRANCH, (frame.fn.index, frame.pc - 1), definition, (), frame.ctx)
 
     def scalar_parts(self, shadow: Shadow, value: Any) -> list[tuple[Expr, Any]]:
         if shadow is None:

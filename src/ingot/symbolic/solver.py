@@ -3,11 +3,15 @@
 Everything goes through `Solver.solve(constraints)`: a conjunction of BOOL
 expressions. Before calling Z3 the solver tries the cache (keyed by the set
 of constraint nodes) and the last few models (often one still satisfies the
-query). Each query gets a timeout (bounded by `deadline`, the end of the caller's
-global budget, when set); a query that times out is `unknown`,
-counted, and never hangs the run. One `z3.Context` and one incremental Z3
-solver per `Solver` (a push/pop scope per query), fixed random seeds: the
-same sequence of queries gives the same models.
+query). Each query gets two budgets: a Z3 resource limit (`rlimit`, counted in Z3's
+own units of work, so it runs out at the same point of the search on any machine
+under any load) and a wall-clock timeout (bounded by `deadline`, the end of the
+caller's global budget, when set) as the upper bound. A query stopped by either is
+`unknown`: counted by cause (`unknown_rlimit`, `unknown_timeout`), never taken as
+unsat, and it never hangs the run. One `z3.Context` and one incremental Z3 solver
+per `Solver` (a push/pop scope per query), fixed random seeds: the same sequence of
+queries gives the same models, and the same answers whenever the resource limit, not
+the clock, stops a query.
 
 Encodings: INT is Z3 `Int` (BAML's range is asserted for every int variable;
 overflow is a CHECK the tracker records), DIV/MOD are encoded to truncate
@@ -24,6 +28,8 @@ from typing import Any
 import z3
 
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
+from ingot.symbolic.z3_strings import STRING_OPS
+from ingot.symbolic.z3_strings import translate as translate_string_op
 
 
 @dataclass
@@ -32,15 +38,23 @@ class SolverStats:
     sat: int = 0
     unsat: int = 0
     unknown: int = 0
+    unknown_rlimit: int = 0  # stopped by the resource limit (the same on every machine)
+    unknown_timeout: int = 0  # stopped by the wall clock (depends on the machine and its load)
+    unknown_budget: int = 0  # not asked: over the string models' terms, past `model_units_cap`
     cache_hits: int = 0
     model_reuse: int = 0
     z3_calls: int = 0
+    # Z3 resource units spent on queries over the string models' terms (positions, parts,
+    # regular memberships): deterministic, so budgets on it give the same search anywhere.
+    model_units: int = 0
     time_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {"queries": self.queries, "sat": self.sat, "unsat": self.unsat, "unknown": self.unknown,
+                "unknown_rlimit": self.unknown_rlimit, "unknown_timeout": self.unknown_timeout,
+                "unknown_budget": self.unknown_budget,
                 "cache_hits": self.cache_hits, "model_reuse": self.model_reuse, "z3_calls": self.z3_calls,
-                "time_s": round(self.time_s, 4)}
+                "model_units": self.model_units, "time_s": round(self.time_s, 4)}
 
 
 @dataclass(frozen=True)
@@ -49,11 +63,26 @@ class Result:
     model: dict[str, Any] | None = None
 
 
+# Z3 resource units a query may spend (`rlimit`). How many Z3 counts a second depends on the
+# theory: about 1 M on arithmetic, 0.16 M on the string models' queries (a loaded core).
+DEFAULT_RLIMIT = 1_000_000
+# Units an exploration's queries over the string models' terms may spend in all (then the
+# explorer turns the models off and the solver refuses such queries): seconds of string solving.
+DEFAULT_STRING_MODEL_UNITS = 1_500_000
+# What a query over those terms is charged beyond its units: setting up a fresh string solver
+# and its regular languages costs time Z3 does not count (~10-50 ms, as much as 10-20 k units).
+QUERY_UNITS = 15_000
+
+
 @dataclass
 class Solver:
-    timeout_ms: int = 2000
+    timeout_ms: int = 10_000
     seed: int = 0
     max_string_length: int = 32
+    rlimit: int = DEFAULT_RLIMIT  # per query; 0: no resource limit (the timeout alone)
+    # Once `stats.model_units` reaches this, queries over the string models' terms are not
+    # asked (unknown); None: no cap.
+    model_units_cap: int | None = None
     stats: SolverStats = field(default_factory=SolverStats)
 
     def __post_init__(self) -> None:
@@ -65,6 +94,9 @@ class Solver:
         self._z3: z3.Solver | None = None
         self._domains: dict[str, list[z3.BoolRef]] = {}
         self._memo: dict[int, z3.ExprRef] = {}
+        # Node ids whose term holds a string model's operation or derived variable (`$split...`)
+        self._model_terms: set[int] = set()
+        self._units_seen = 0  # the context's Z3 resource count after the last query
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
         self._recent: list[dict[str, Any]] = []
@@ -81,9 +113,12 @@ class Solver:
         return self._vars[name][1]
 
     def to_z3(self, e: Expr) -> z3.ExprRef:
-        memo = self._memo
+        memo, heavy = self._memo, self._model_terms
         for node in post_order(e, memo):
             memo[node.id] = self._translate(node, [memo[a.id] for a in node.args])
+            if node.op in STRING_OPS or (node.op is Op.VAR and node.value.startswith("$")) \
+                    or any(a.id in heavy for a in node.args):
+                heavy.add(node.id)
         return memo[e.id]
 
     def _translate(self, e: Expr, a: list[z3.ExprRef]) -> z3.ExprRef:  # noqa: C901 - one row per op
@@ -137,6 +172,8 @@ class Solver:
                 allowed = z3.Union(z3.Range(chr(0), chr(ord(low) - 1), ctx=ctx),
                                    z3.Range(chr(ord(high) + 1), chr(127), ctx=ctx))
                 r = z3.InRe(a[0], z3.Star(allowed))
+            elif op in STRING_OPS:
+                r = translate_string_op(op, e.value, a, ctx)
             else:
                 raise AssertionError(op)
         return r
@@ -193,6 +230,9 @@ class Solver:
 
     def _call_z3(self, query: list[Expr]) -> Result:
         start = time.perf_counter()
+        if self._over_budget(query):
+            self.stats.unknown_budget += 1
+            return Result("unknown")
         self.stats.z3_calls += 1
         s = self._z3_solver()
         timeout = self.timeout_ms
@@ -212,6 +252,14 @@ class Solver:
         for c in query:
             for node_name in sorted(c.vars):
                 names.setdefault(node_name, Sort.INT)
+        if self._on_strings(query, names):
+            # Z3's string solver slows down by orders of magnitude in an incremental solver that
+            # has seen many queries: a string query gets a fresh solver (same context, same seed).
+            fresh = z3.Solver(ctx=self.ctx)
+            fresh.set("timeout", timeout)
+            fresh.set("random_seed", self.seed)
+            fresh.set("rlimit", self.rlimit)
+            return self._check(fresh, query, names, start)
         s.push()
         try:
             return self._check(s, query, names, start)
@@ -229,6 +277,27 @@ class Solver:
         finally:
             self.stats = stats
 
+    def _over_budget(self, query: list[Expr]) -> bool:
+        """Is the query over the string models' terms with their budget spent?"""
+        cap = self.model_units_cap
+        if cap is None or self.stats.model_units < cap:
+            return False
+        try:
+            for c in query:
+                self.to_z3(c)
+        except z3.Z3Exception:
+            return False  # `_check` reports it
+        return any(c.id in self._model_terms for c in query)
+
+    def _on_strings(self, query: list[Expr], names: dict[str, Sort]) -> bool:
+        """Does the query mention a string variable? (Its terms are translated first: they know the sorts.)"""
+        try:
+            for c in query:
+                self.to_z3(c)
+        except z3.Z3Exception:
+            return False  # `_check` reports it
+        return any(self._vars[n][0] is Sort.STRING for n in names if n in self._vars)
+
     def _z3_solver(self) -> z3.Solver:
         """One incremental Z3 solver per `Solver`, each query in its own push/pop scope.
 
@@ -241,6 +310,7 @@ class Solver:
             self._z3 = z3.Solver(ctx=self.ctx)
             self._z3.set("timeout", self.timeout_ms)
             self._z3.set("random_seed", self.seed)
+            self._z3.set("rlimit", self.rlimit)
             # Z3 would take Ctrl-C during a check for itself (the query comes back unknown);
             # leave it to the caller, which stops the search between generations.
             self._z3.set("ctrl_c", False)
@@ -257,14 +327,15 @@ class Solver:
                     for d in self.domain(name, sort):
                         s.add(d)
             status = s.check()
+            self._count_units(s, query)
         except z3.Z3Exception:
             self.stats.time_s += time.perf_counter() - start
-            return Result("unknown")
+            return self._unknown(s)
         self.stats.time_s += time.perf_counter() - start
         if status == z3.unsat:
             return Result("unsat")
         if status != z3.sat:
-            return Result("unknown")
+            return self._unknown(s)
         m = s.model()
         model = {}
         for name in sorted(names):
@@ -272,6 +343,29 @@ class Solver:
                 sort, v = self._vars[name]
                 model[name] = _value(m.eval(v, model_completion=True), sort)
         return Result("sat", model)
+
+    def _count_units(self, s: z3.Solver, query: list[Expr]) -> None:
+        """Add the query's Z3 resource units to `model_units` when it is over a string model's terms."""
+        seen = self._units_seen
+        try:
+            self._units_seen = s.statistics().get_key_value("rlimit count")
+        except z3.Z3Exception:  # no work counted (a query Z3 answered while simplifying)
+            return
+        if any(c.id in self._model_terms for c in query):
+            self.stats.model_units += self._units_seen - seen + QUERY_UNITS
+
+    def _unknown(self, s: z3.Solver) -> Result:
+        """An unknown answer, counted by what stopped Z3 (the clock: "timeout"; the resource
+        limit: "canceled" or "max. resource limit exceeded")."""
+        try:
+            reason = s.reason_unknown()
+        except z3.Z3Exception:
+            reason = ""
+        if "timeout" in reason:
+            self.stats.unknown_timeout += 1
+        elif "canceled" in reason or "resource" in reason:
+            self.stats.unknown_rlimit += 1
+        return Result("unknown")
 
 
 def _trunc_div(a: z3.ArithRef, b: z3.ArithRef) -> z3.ArithRef:

@@ -1,0 +1,88 @@
+"""Z3 terms for the string operations of `string_ops` (the solver's translation of them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import z3
+
+from ingot.symbolic.expr import Op
+from ingot.symbolic.string_ops import Regex
+
+# Z3's characters stop here (its default Unicode range); a class reaching past it is cut.
+MAX_CHAR = 0x2FFFF
+
+STRING_OPS = frozenset({Op.INDEX_OF, Op.LAST_INDEX_OF, Op.SUBSTR, Op.REPLACE, Op.REPLACE_ALL, Op.TO_INT,
+                        Op.TO_CODE, Op.FROM_INT, Op.IN_RE})
+
+
+def translate(op: Op, value: Any, a: list[z3.ExprRef], ctx: z3.Context) -> z3.ExprRef:
+    if op is Op.INDEX_OF:
+        return z3.IndexOf(a[0], a[1], a[2])
+    if op is Op.LAST_INDEX_OF:
+        return z3.LastIndexOf(a[0], a[1])
+    if op is Op.SUBSTR:
+        return z3.SubString(a[0], a[1], a[2])
+    if op is Op.REPLACE:
+        return z3.Replace(a[0], a[1], a[2])
+    if op is Op.REPLACE_ALL:
+        return z3.SeqRef(z3.Z3_mk_seq_replace_all(ctx.ref(), a[0].as_ast(), a[1].as_ast(), a[2].as_ast()), ctx)
+    if op is Op.TO_INT:
+        return z3.StrToInt(a[0])
+    if op is Op.TO_CODE:
+        return z3.StrToCode(a[0])
+    if op is Op.FROM_INT:
+        return z3.IntToStr(a[0])
+    if op is Op.IN_RE:
+        return z3.InRe(a[0], regex(value, ctx))
+    raise AssertionError(op)
+
+
+_REGEX_CACHE: dict[tuple[Regex, int], z3.ReRef] = {}
+
+
+def regex(r: Regex, ctx: z3.Context) -> z3.ReRef:
+    key = (r, id(ctx))
+    cached = _REGEX_CACHE.get(key)
+    if cached is None or cached.ctx is not ctx:
+        cached = _REGEX_CACHE[key] = _regex(r, ctx)
+    return cached
+
+
+def _regex(r: Regex, ctx: z3.Context) -> z3.ReRef:
+    kind = r[0]
+    if kind == "set":
+        ranges = [z3.Range(_char(lo, ctx), _char(min(hi, MAX_CHAR), ctx), ctx=ctx)
+                  for lo, hi in r[1] if lo <= MAX_CHAR]
+        if not ranges:
+            return z3.Empty(z3.ReSort(z3.StringSort(ctx)))
+        return ranges[0] if len(ranges) == 1 else z3.Union(*ranges)
+    if kind == "lit":
+        return z3.Re(z3.StringVal(r[1], ctx))
+    if kind == "nocase":
+        parts = [z3.Union(z3.Re(z3.StringVal(c.lower(), ctx)), z3.Re(z3.StringVal(c.upper(), ctx)))
+                 if c.isalpha() else z3.Re(z3.StringVal(c, ctx)) for c in r[1]]
+        return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+    if kind == "seq":
+        parts = [_regex(p, ctx) for p in r[1:]]
+        return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+    if kind == "alt":
+        parts = [_regex(p, ctx) for p in r[1:]]
+        return parts[0] if len(parts) == 1 else z3.Union(*parts)
+    if kind == "comp":
+        return z3.Complement(_regex(r[1], ctx))
+    if kind == "loop":
+        _, inner, low, high = r
+        body = _regex(inner, ctx)
+        if high is None:
+            star = z3.Star(body)
+            return star if low == 0 else z3.Concat(*([body] * low), star)
+        if (low, high) == (0, 1):
+            return z3.Option(body)
+        return z3.Loop(body, low, high)
+    raise AssertionError(kind)
+
+
+def _char(cp: int, ctx: z3.Context) -> z3.ExprRef:
+    """One character as a string term (by code, so no escape in the text can change it)."""
+    return z3.StrFromCode(z3.IntVal(cp, ctx))

@@ -1,0 +1,107 @@
+"""Every solver query has a deterministic budget (Z3's resource limit): a query stopped by it is
+unknown, counted and never taken as unsat, and the same seed gives the same report whatever the
+wall clock or the machine's load, as long as the resource limit, not the clock, stops queries."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import ingot
+from ingot.concolic.checkpoint import StateDir
+from ingot.concolic.explore import Exploration, Explorer, Options
+from ingot.concolic.report import as_json
+from ingot.symbolic.expr import Interner, Op, Sort
+from ingot.symbolic.solver import Solver
+
+ROUTE = """
+function Route(cmd: string) -> int {
+  let parts = cmd.trim().split(" ");
+  if (parts.length() == 2 && parts[0] == "get") {
+    if (parts[1].starts_with("/admin") && parts[1].ends_with(".json")) {
+      return 2;
+    }
+    return 1;
+  }
+  if (parts.length() == 3 && parts[2] == "now") {
+    return 3;
+  }
+  0
+}
+"""
+
+
+def hard_query(x: Interner) -> list:
+    """A word equation Z3 needs a few hundred thousand resource units to answer."""
+    a, b = x.var("a", Sort.STRING), x.var("b", Sort.STRING)
+    left = x.concat(x.concat(a, x.const("a=")), b)
+    right = x.concat(x.concat(b, x.const("=a")), a)
+    return [x.eq(left, right), x.lt(x.const(3), x.length(b)), x.lt(x.length(a), x.const(30))]
+
+
+def test_a_query_over_its_resource_limit_is_unknown_and_counted() -> None:
+    x = Interner()
+    capped = Solver(timeout_ms=600_000, rlimit=2_000)
+    assert capped.solve(hard_query(x)).status == "unknown"
+    stats = capped.stats.as_dict()
+    assert (stats["unknown"], stats["unknown_rlimit"], stats["unknown_timeout"], stats["unsat"]) == (1, 1, 0, 0)
+    free = Solver(timeout_ms=600_000, rlimit=0)
+    assert free.solve(hard_query(Interner())).status == "sat"
+
+
+def test_string_model_queries_count_their_resource_units() -> None:
+    x = Interner()
+    solver = Solver(timeout_ms=600_000, rlimit=0)
+    s = x.var("s", Sort.STRING)
+    solver.solve([x.lt(x.const(2), x.length(s))])
+    assert solver.stats.model_units == 0  # no string model's term
+    at = x.str_op(Op.INDEX_OF, s, x.const("="), x.const(0))
+    solver.solve([x.eq(at, x.const(3))])
+    assert solver.stats.model_units > 0
+
+
+def explore(program: ingot.Program, **options: object) -> dict:
+    ex = Explorer(program.view, "Route", Options(seed=1, max_runs=40, timeout_s=3600, **options)).explore()  # type: ignore[arg-type]
+    return as_json(program.view, ex)
+
+
+def test_the_same_seed_gives_the_same_report_under_any_clock_and_load() -> None:
+    program = ingot.load_source(ROUTE)
+    budget = {"solver_rlimit": 60_000, "string_model_units": 1_500_000}
+    quiet = explore(program, solver_timeout_ms=300_000, **budget)
+    assert quiet["solver"]["unknown_rlimit"] > 0  # the resource limit decided some queries
+    assert quiet["solver"]["unknown_timeout"] == 0
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        loaded = explore(program, solver_timeout_ms=600_000, **budget)
+    finally:
+        burner.kill()
+        burner.wait()
+    assert loaded == quiet
+
+
+def test_a_resumed_search_asks_its_string_queries_again_and_gives_the_same_report(tmp_path: Path) -> None:
+    path = tmp_path / "route.baml"
+    path.write_text(ROUTE)
+    program = ingot.load(path)
+    sources = {str(f): f.read_text() for f in program.files}
+    # a budget the search spends part-way: the models are on before the stop and off after it
+    options = Options(seed=1, max_runs=60, timeout_s=3600, solver_timeout_ms=300_000, solver_rlimit=200_000,
+                      string_model_units=600_000)
+    expected = as_json(program.view, Explorer(program.view, "Route", options).explore())
+    assert expected["limits"].get("string-models-off", 0) > 0
+    state = StateDir(tmp_path / "state", sources)
+    state.create()
+    explorer: Explorer
+
+    def stop(ex: Exploration) -> None:
+        if ex.runs >= 3:
+            explorer.request_stop()
+
+    explorer = Explorer(program.view, "Route", options, progress=stop, state=state)
+    partial = explorer.explore()
+    assert partial.stopped_by == "interrupted" and partial.runs < expected["runs"]
+    assert partial.limits.get("string-models-off", 0) == 0
+    resumed = Explorer.resume(program.view, "Route", options, StateDir(state.path, sources)).explore()
+    assert as_json(program.view, resumed) == expected
