@@ -130,8 +130,12 @@ def test_many_generated_programs_agree_with_the_engine(tmp_path_factory: pytest.
     runs, problems = 0, []
     for _ in range(SLOW_EXAMPLES):
         seed = rng.randrange(2**32)
-        problems += [f"seed {seed}: {p}" for p in compare_batch(batch(seed), tmp_path_factory.mktemp("fuzz"))]
+        found = [f"seed {seed}: {p}" for p in compare_batch(batch(seed), tmp_path_factory.mktemp("fuzz"))]
+        problems += found
         runs += BATCH * len(ARGUMENTS) * 2
+        for problem in found:  # every disagreement and the partial counts, for a long run (pytest -s)
+            print(problem, flush=True)
+        print(f"{runs} runs, {len(problems)} disagreements", flush=True)
     agreement = 1 - len(problems) / runs
     print(f"{runs} runs, {len(problems)} disagreements, agreement {agreement:.5f}")
     assert agreement >= 0.999, "\n\n".join(problems[:5])
