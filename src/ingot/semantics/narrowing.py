@@ -224,9 +224,9 @@ class NarrowingChecker(CheckerBase):
         with the chain, so they are not recorded.
 
         The chain's type is one union of every branch's type, in order (`union` flattens, so
-        this is the type nesting would give). Only the first link's type is recorded: lowering
-        walks the links itself, and a type per link would make the chain quadratic (link k's
-        type has a member per branch after it when the branches are distinct literals).
+        this is the type nesting would give), recorded for the `if` heading the chain only:
+        lowering walks the links itself, and a type per link would make the chain quadratic
+        (link k's type has a member per branch after it when the branches are distinct literals).
         """
         branch_types: list[Ty] = []
         link = first
