@@ -128,8 +128,9 @@ def test_many_generated_programs_agree_with_the_engine(tmp_path_factory: pytest.
     third payload, both tiers): `let v1: int = (-(2) - a)` with `a` = 2**62 - 1 overflows in
     ingot, while the engine's only use of `v1` is in `if (flag) { 100 } else { v1 }` with `flag`
     true, so it never computes it and panics later (IndexOutOfBounds); with `v1` used twice the
-    engine panics with IntegerOverflow too. Seed 1096479553 (F70, fourth payload) is the same
-    with `10 / a` in a `let` used only on the branch not taken. The engine also drops a `let`
+    engine panics with IntegerOverflow too. Seeds 1096479553 (F70, fourth payload: `10 / a`)
+    and 1490056820 (F41, third payload: `-(a) * (a + ...)`) are the same: a `let` used only on
+    the branch not taken. The engine also drops a `let`
     that is never used, which can leave an initializer with one use: with seed 71685718 (F89,
     first payload) `let v1: int = (-(a) / b)` with `b` = 0 is used in `!(flag) && ...includes(v1)`
     (short-circuited) and in an unused `let v2`, so the engine never divides; once `v2` is
