@@ -124,14 +124,28 @@ def test_many_generated_programs_agree_with_the_engine(tmp_path_factory: pytest.
     `let` whose value is used once at its use ("virtual" locals), so a panic in the
     initializer does not happen when the use is on a branch not taken
     (`let v = xs[b]; if (flag) { return v; }` with `flag` false and `b` out of range).
-    ingot evaluates every `let` where it is written.
+    ingot evaluates every `let` where it is written. Seen with seed 3693442237 (F46 on the
+    third payload, both tiers): `let v1: int = (-(2) - a)` with `a` = 2**62 - 1 overflows in
+    ingot, while the engine's only use of `v1` is in `if (flag) { 100 } else { v1 }` with `flag`
+    true, so it never computes it and panics later (IndexOutOfBounds); with `v1` used twice the
+    engine panics with IntegerOverflow too. Seeds 1096479553 (F70, fourth payload: `10 / a`)
+    and 1490056820 (F41, third payload: `-(a) * (a + ...)`) are the same: a `let` used only on
+    the branch not taken. The engine also drops a `let`
+    that is never used, which can leave an initializer with one use: with seed 71685718 (F89,
+    first payload) `let v1: int = (-(a) / b)` with `b` = 0 is used in `!(flag) && ...includes(v1)`
+    (short-circuited) and in an unused `let v2`, so the engine never divides; once `v2` is
+    returned on that branch the engine panics with DivisionByZero as ingot does.
     """
     rng = random.Random(int(os.environ.get("INGOT_FUZZ_SEED", "1")))
     runs, problems = 0, []
     for _ in range(SLOW_EXAMPLES):
         seed = rng.randrange(2**32)
-        problems += [f"seed {seed}: {p}" for p in compare_batch(batch(seed), tmp_path_factory.mktemp("fuzz"))]
+        found = [f"seed {seed}: {p}" for p in compare_batch(batch(seed), tmp_path_factory.mktemp("fuzz"))]
+        problems += found
         runs += BATCH * len(ARGUMENTS) * 2
+        for problem in found:  # every disagreement and the partial counts, for a long run (pytest -s)
+            print(problem, flush=True)
+        print(f"{runs} runs, {len(problems)} disagreements", flush=True)
     agreement = 1 - len(problems) / runs
     print(f"{runs} runs, {len(problems)} disagreements, agreement {agreement:.5f}")
     assert agreement >= 0.999, "\n\n".join(problems[:5])

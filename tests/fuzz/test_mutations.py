@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import random
 import signal
+import statistics
+import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -90,7 +92,18 @@ def _diagnostics_outside(error: CompileError, text: str) -> str | None:
 
 
 def check(cases: range) -> None:
-    failures = [f for f in map(outcome, cases) if f is not None]
+    failures, seconds = [], []
+    for n in cases:
+        start = time.perf_counter()
+        failure = outcome(n)
+        seconds.append(time.perf_counter() - start)
+        if failure is not None:
+            failures.append(failure)
+        if len(seconds) % 500 == 0:  # a long run shows its partial counts (pytest -s)
+            print(f"{len(seconds)} cases, {len(failures)} failed, slowest {max(seconds):.2f} s", flush=True)
+    slowest = max(range(len(seconds)), key=seconds.__getitem__)
+    print(f"{len(cases)} cases, {len(failures)} failed; seconds per case: median {statistics.median(seconds):.3f},"
+          f" max {seconds[slowest]:.2f} (case {cases[slowest]})")
     assert not failures, f"{len(failures)} of {len(cases)} cases failed; first:\n" + "\n".join(failures[:3])
 
 

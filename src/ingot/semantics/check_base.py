@@ -56,6 +56,7 @@ class CheckerBase:
         self.tp = TypedProgram(module)
         self.scopes: list[dict[str, LocalVar]] = []
         self.narrowed: list[Facts] = []
+        self.forgets = 0  # how many times `forget` ran: facts computed before then may be stale
         self.frames: list[Frame] = []
         self.in_prompt = False
 
@@ -102,6 +103,7 @@ class CheckerBase:
 
     def forget(self, var: LocalVar) -> None:
         """An assignment ends narrowing of `var` in every enclosing scope."""
+        self.forgets += 1
         for facts in self.narrowed:
             facts.pop(var, None)
 
@@ -169,6 +171,9 @@ class CheckerBase:
         raise NotImplementedError
 
     def condition(self, e: A.Expr) -> tuple[Facts, Facts]:
+        raise NotImplementedError
+
+    def logical(self, e: A.Binary) -> Ty:
         raise NotImplementedError
 
     def if_expr(self, e: A.If, expected: Ty | None) -> Ty:

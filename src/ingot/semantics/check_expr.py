@@ -323,14 +323,7 @@ class ExprChecker(CheckerBase):
 
     def binary(self, e: A.Binary) -> Ty:
         if e.op in ("&&", "||"):
-            true_facts, false_facts = self.condition(e.left)
-            self.push_scope()
-            try:
-                self.apply_facts(true_facts if e.op == "&&" else false_facts)
-                self.expr(e.right, None)
-            finally:
-                self.pop_scope()
-            return BOOL
+            return self.logical(e)
         if e.op != "??":
             return self.binary_chain(e)
         left = self.expr(e.left, None)

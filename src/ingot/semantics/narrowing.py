@@ -17,6 +17,7 @@ from ingot.semantics.hir import (
 )
 from ingot.semantics.types import (
     ANY,
+    BOOL,
     NEVER,
     NULL,
     PRIMS,
@@ -65,23 +66,73 @@ class NarrowingChecker(CheckerBase):
         return None
 
     # -- narrowing ----------------------------------------------------------------
+    def logical(self, e: A.Binary) -> Ty:
+        """Check an `&&`/`||` left spine in a loop, innermost node first. Each right operand is
+        checked where the facts of everything to its left hold (true ones after `&&`, false ones
+        after `||`): a scope holding those facts, accumulated one operand at a time, under a
+        fresh scope for what the operand itself establishes. Facts are computed in the
+        enclosing scope, as `facts` would compute them for each node; should an operand forget
+        a narrowing there (an assignment inside it), the accumulated facts are computed again."""
+        spine = logical_spine(e)
+        true_facts, false_facts = self.condition(spine[-1].left)
+        true_facts, false_facts = dict(true_facts), dict(false_facts)
+        forgets = self.forgets
+        for links, node in enumerate(reversed(spine)):
+            if self.forgets != forgets:
+                true_facts, false_facts = self.spine_facts(spine, links)
+                forgets = self.forgets
+            self.narrowed.append(true_facts if node.op == "&&" else false_facts)
+            self.push_scope()
+            try:
+                self.expr(node.right, None)
+            finally:
+                self.pop_scope()
+                self.narrowed.pop()
+            if node is not e:
+                self.tp.types[node] = BOOL  # as `expr` records each node it checks
+            true_facts, false_facts = self.join_facts(node.op, true_facts, false_facts, node.right)
+        return BOOL
+
     def condition(self, e: A.Expr) -> tuple[Facts, Facts]:
         """Check a condition; return what holds when it is true / false."""
         self.expr(e, None)
         return self.facts(e)
 
     def facts(self, e: A.Expr) -> tuple[Facts, Facts]:
-        if isinstance(e, A.Unary) and e.op == "!":
-            t, f = self.facts(e.operand)
-            return f, t
-        if isinstance(e, A.Binary) and e.op == "&&":
-            lt, _ = self.facts(e.left)
-            rt, _ = self.facts(e.right)
-            return {**lt, **rt}, {}
-        if isinstance(e, A.Binary) and e.op == "||":
-            _, lf = self.facts(e.left)
-            _, rf = self.facts(e.right)
-            return {}, {**lf, **rf}
+        """What holds when `e` is true / false, in the current scope. Pure: it reports nothing.
+        `!` runs and `&&`/`||` left spines (thousands long in generated code) are walked in loops."""
+        negated = False
+        while isinstance(e, A.Unary) and e.op == "!":
+            e, negated = e.operand, not negated
+        if isinstance(e, A.Binary) and e.op in LOGICAL:
+            spine = logical_spine(e)
+            true_facts, false_facts = self.spine_facts(spine, len(spine))
+        else:
+            true_facts, false_facts = self.atom_facts(e)
+        return (false_facts, true_facts) if negated else (true_facts, false_facts)
+
+    def spine_facts(self, spine: list[A.Binary], links: int) -> tuple[Facts, Facts]:
+        """The facts of the innermost `links` nodes of a spine (`logical_spine`'s order): an `&&`
+        holds both sides' true facts (the right side's win) and no false ones; `||` the converse."""
+        true_facts, false_facts = self.facts(spine[-1].left)
+        true_facts, false_facts = dict(true_facts), dict(false_facts)
+        for node in reversed(spine[len(spine) - links:]):
+            true_facts, false_facts = self.join_facts(node.op, true_facts, false_facts, node.right)
+        return true_facts, false_facts
+
+    def join_facts(self, op: str, true_facts: Facts, false_facts: Facts,
+                   right: A.Expr) -> tuple[Facts, Facts]:
+        """`left op right`'s facts from the left side's (updated in place: a chain adds one
+        operand's facts at a time, in time linear in its length)."""
+        right_true, right_false = self.facts(right)
+        if op == "&&":
+            true_facts.update(right_true)
+            return true_facts, {}
+        false_facts.update(right_false)
+        return {}, false_facts
+
+    def atom_facts(self, e: A.Expr) -> tuple[Facts, Facts]:
+        """The facts of a condition that is neither `!` nor `&&`/`||`."""
         if isinstance(e, A.Binary) and e.op in EQUALITY:
             var, other = self.narrowable(e.left), e.right
             if var is None:
@@ -170,26 +221,27 @@ class NarrowingChecker(CheckerBase):
         long) inside the first `else`'s scope: each link's condition and branches see the facts
         every earlier condition's falsity establishes, as nested scopes would show them. Facts
         a diverging inner branch establishes would only reach its own `else` scope, which ends
-        with the chain, so they are not recorded. Each link's type is recorded as `expr` would.
+        with the chain, so they are not recorded.
+
+        The chain's type is one union of every branch's type, in order (`union` flattens, so
+        this is the type nesting would give), recorded for the `if` heading the chain only:
+        lowering walks the links itself, and a type per link would make the chain quadratic
+        (link k's type has a member per branch after it when the branches are distinct literals).
         """
-        links: list[tuple[A.If, Ty]] = []
+        branch_types: list[Ty] = []
         link = first
         while True:
             then_ty, _, false_facts = self.then_branch(link, expected)
-            links.append((link, then_ty))
+            branch_types.append(then_ty)
             if link.otherwise is None:
-                ty = union([then_ty, NULL]) if then_ty != NEVER else NULL
+                branch_types.append(NULL)  # no `else`: null (a diverging branch adds nothing)
                 break
             self.apply_facts(false_facts)
             if not isinstance(link.otherwise, A.If):
-                ty = union([then_ty, self.branch_value(link.otherwise, expected)])
+                branch_types.append(self.branch_value(link.otherwise, expected))
                 break
             link = link.otherwise
-        self.tp.types[links[-1][0]] = ty
-        for link, then_ty in reversed(links[:-1]):
-            ty = union([then_ty, ty])
-            self.tp.types[link] = ty
-        return ty
+        return union(branch_types)
 
     def then_branch(self, e: A.If, expected: Ty | None) -> tuple[Ty, Facts, Facts]:
         """An `if`'s condition and `then` branch: its type and the facts when true / false."""
@@ -368,3 +420,14 @@ class NarrowingChecker(CheckerBase):
             self.tp.patterns[p] = TypeTest(AliasT(full))
         else:
             self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {full}", p.span)
+
+
+LOGICAL = ("&&", "||")
+
+
+def logical_spine(e: A.Binary) -> list[A.Binary]:
+    """`a && b || c`: the `&&`/`||` nodes down the left operands, outermost first."""
+    spine = [e]
+    while isinstance(spine[-1].left, A.Binary) and spine[-1].left.op in LOGICAL:
+        spine.append(spine[-1].left)
+    return spine
