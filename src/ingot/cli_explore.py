@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from ingot.api import Program
-from ingot.concolic.explore import Options, reachable_edges
+from ingot.concolic.cost import estimated_cost, order_longest_first
+from ingot.concolic.explore import Options
 from ingot.concolic.project import (
     FunctionJob,
     JobResult,
@@ -24,6 +25,7 @@ from ingot.concolic.project import (
     remember,
     select_functions,
     summary_table,
+    warm,
     why_not_explorable,
 )
 from ingot.convert import to_json_text
@@ -52,13 +54,16 @@ def explore_project(program: Program, paths: Sequence[Path], options: Options, o
             jobs.append(FunctionJob(project, name, options, timings))
         else:
             results.append(JobResult(name, "skipped", reason=reason))
-    # Biggest first (by reachable branch edges), so no long job starts last and runs alone.
-    jobs.sort(key=lambda j: -len(reachable_edges(program.view, j.function)))
+    # Longest first (estimated from the program), so no long job starts last and runs alone.
+    jobs = order_longest_first(jobs, lambda j: estimated_cost(program.view, j.function, options))
+    if workers > 1 and not dask and jobs:
+        warm(program.view, options)  # once here, not in every forked worker
     start = time.perf_counter()
     results += run_jobs(jobs, workers, dask, show_progress=not as_json)
     wall = time.perf_counter() - start
     where = f"dask {dask}" if dask else f"{workers} worker{'s' if workers != 1 else ''}"
-    doc = project_report(results, options.seed, timings, wall, where)
+    # Start times are comparable only between processes of this machine (not on a Dask cluster).
+    doc = project_report(results, options.seed, timings, wall, where, start=None if dask else start)
     if emit_tests is not None:
         write_all_tests(program, paths, doc, emit_tests, quiet=as_json)
     if any(target is not None for target in coverage):

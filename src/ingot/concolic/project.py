@@ -62,6 +62,8 @@ class JobResult:
     report: dict[str, Any] | None = None
     reason: str | None = None
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # CPU time of the thread that ran it (a loaded machine stretches wall_s only)
+    started: float = 0.0  # `time.perf_counter()` when it started (system-wide on Linux: comparable across workers)
     edges: list[tuple[str, int, int]] = field(default_factory=list)  # every reachable edge
     covered: list[tuple[str, int, int]] = field(default_factory=list)
 
@@ -97,6 +99,19 @@ def remember(project: ProjectSources, view: ProgramView) -> None:
     _programs[project.digest] = view
 
 
+def warm(view: ProgramView, options: Options) -> None:
+    """Do once here what every job's first run would do in each worker: translate the program
+    to instrumented code (compiled tracker). Forked workers then share the translation."""
+    from ingot.concolic.explore import tracker_class
+    from ingot.symbolic.compiled_tracker import CompiledTrackedVM
+    from ingot.symbolic.expr import Interner
+
+    vm = tracker_class(options.tracker)(view, Interner(), env=None, max_depth=options.max_depth,  # type: ignore[arg-type]
+                                        max_steps=options.max_steps, prune_after=options.prune_after)
+    if isinstance(vm, CompiledTrackedVM):
+        vm.runtime()
+
+
 def program_view(project: ProjectSources) -> ProgramView:
     view = _programs.get(project.digest)
     if view is None:
@@ -114,19 +129,22 @@ def run_job(job: FunctionJob) -> JobResult:
         with open(os.path.join(log, f"{job.function}.{os.getpid()}"), "w") as f:
             f.write(str(os.getpid()))
     with _one_at_a_time:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
+
+        def timed(result: JobResult) -> JobResult:
+            result.wall_s, result.cpu_s, result.started = time.perf_counter() - start, time.thread_time() - cpu, start
+            return result
+
         view = program_view(job.project)
         try:
             exploration = Explorer(view, job.function, job.options).explore()
             report = as_json(view, exploration, timings=job.timings)
         except UnsupportedInput as e:
-            return JobResult(job.function, "skipped", reason=str(e), wall_s=time.perf_counter() - start)
+            return timed(JobResult(job.function, "skipped", reason=str(e)))
         except Exception as e:  # noqa: BLE001 - one function's bug must not lose the others' results
-            return JobResult(job.function, "failed", reason=f"internal error: {type(e).__name__}: {e}",
-                             wall_s=time.perf_counter() - start)
+            return timed(JobResult(job.function, "failed", reason=f"internal error: {type(e).__name__}: {e}"))
         edges = sorted(edge_key(e) for e in exploration.edges)
-        return JobResult(job.function, "explored", report, wall_s=time.perf_counter() - start, edges=edges,
-                         covered=sorted(exploration.covered))
+        return timed(JobResult(job.function, "explored", report, edges=edges, covered=sorted(exploration.covered)))
 
 
 def lost(function: str, why: str) -> JobResult:
@@ -138,7 +156,8 @@ def lost(function: str, why: str) -> JobResult:
 
 
 def project_report(results: Iterable[JobResult], seed: int, timings: bool = False,
-                   wall_s: float | None = None, workers: str | None = None) -> dict[str, Any]:
+                   wall_s: float | None = None, workers: str | None = None,
+                   start: float | None = None) -> dict[str, Any]:
     """One JSON document for the project (schema in README): per-function reports by name, the
     functions skipped or failed, and totals. Without `timings` it depends on program, options and
     seed only, never on how many workers ran the jobs or in which order they finished."""
@@ -169,8 +188,14 @@ def project_report(results: Iterable[JobResult], seed: int, timings: bool = Fals
         },
     }
     if timings:
+        # When each job started (seconds after `start`, the jobs' submission) and its CPU time:
+        # enough to replay the schedule (bench/explore_parallel.py).
+        run = [r for r in results if r.started]
         doc["timeline"] = {"wall_s": None if wall_s is None else round(wall_s, 4), "workers": workers,
-                           "job_s": {r.function: round(r.wall_s, 4) for r in ordered}}
+                           "job_s": {r.function: round(r.wall_s, 4) for r in ordered},
+                           "job_cpu_s": {r.function: round(r.cpu_s, 4) for r in ordered},
+                           "job_start_s": {r.function: round(r.started - start, 4) for r in run}
+                           if start is not None else {}}
     return doc
 
 

@@ -13,6 +13,7 @@ still fails is reported as failed.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
@@ -63,6 +64,9 @@ def pool_round(jobs: Sequence[FunctionJob], workers: int, done: OnDone, one_at_a
     """Run `jobs` on a fresh pool until it finishes them or breaks; True when a worker died."""
     sys.stdout.flush()  # a forked worker flushes its copy of these buffers when it exits
     sys.stderr.flush()
+    # What this process holds (the compiled program, its translation) is never garbage: keep the
+    # collector of forked workers from scanning it, and from touching (so copying) its pages.
+    gc.freeze()
     pool = ProcessPoolExecutor(workers, mp_context=context())
     try:
         if one_at_a_time:
