@@ -267,12 +267,16 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     if tracker is not None:
         options.tracker = tracker
     if function is None:
-        if state_dir is not None or resume_dir is not None:
-            raise click.UsageError("--state and --resume save one function's exploration: give PATHs and FUNCTION")
+        if state_dir is not None and resume_dir is not None:
+            raise click.UsageError("give --state DIR to start a saved exploration or --resume DIR to continue one, "
+                                   "not both")
+        if dask and (state_dir is not None or resume_dir is not None):
+            raise click.UsageError("--state and --resume save the explorations of local workers: give --workers, "
+                                   "not --dask")
         from ingot.cli_explore import explore_project
 
         explore_project(program, paths, options, only, workers, dask, as_json, timings, emit_tests,
-                        (lcov_file, cobertura_file, html_dir))
+                        (lcov_file, cobertura_file, html_dir), (state_dir, resume_dir))
         return
     state = explore_state(program, state_dir, resume_dir)
     try:

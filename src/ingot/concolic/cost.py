@@ -22,7 +22,7 @@ copy _2;`): a flow-insensitive backward slice over the function's assignments.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from ingot.concolic.explore import Options, reachable_functions
@@ -78,16 +78,16 @@ def _loops(fn: FunctionView) -> list[tuple[FunctionView, set[int], bool]]:
     for header, todo in tails.items():
         body: set[int] = {header}
         while todo:
-            b = todo.pop()
-            if b not in body:
-                body.add(b)
-                todo.extend(preds.get(b, ()))
-        exits = [b for b in body if blocks[b].terminator.kind in ("branch", "switch")
-                 and any(s not in body for s in blocks[b].terminator.successors)]
+            node = todo.pop()
+            if node not in body:
+                body.add(node)
+                todo.extend(preds.get(node, ()))
+        exits = [node for node in body if blocks[node].terminator.kind in ("branch", "switch")
+                 and any(s not in body for s in blocks[node].terminator.successors)]
         # The header's test is the loop's own condition (`while`, `for`); the other exits (a
         # `return` or `break` in the body) are ones the search learns to avoid.
         tests = [header] if header in exits else exits
-        out.append((fn, body, any(_sized(fn, blocks[b].terminator.text) for b in tests)))
+        out.append((fn, body, any(_sized(fn, blocks[node].terminator.text) for node in tests)))
     return out
 
 
@@ -139,7 +139,7 @@ def _sized(fn: FunctionView, condition: str) -> bool:
     return not counted
 
 
-def _definitions(fn: FunctionView) -> dict[int, Sequence[str]]:
+def _definitions(fn: FunctionView) -> dict[int, list[str]]:
     """local -> the right-hand sides assigned to it anywhere in `fn` (statements and calls)."""
     defs: dict[int, list[str]] = {}
     for b in fn.blocks:

@@ -159,7 +159,7 @@ class TrackedVM(VM, TrackerRuntime):
                         if self.max_steps is not None:
                             self.tick()
                         frames.append(frame)
-                        frame = self.new_frame(callee, args, shadows, (), hash((frame.ctx, frame.fn.name, frame.pc)))
+                        frame = self.new_frame(callee, args, shadows, (), hash((frame.ctx, frame.fn.index, frame.pc)))
                     elif op == B.CALL_VALUE:
                         args, shadows = self.pop_args(frame, arg)
                         target = stack.pop()
@@ -178,7 +178,7 @@ class TrackedVM(VM, TrackerRuntime):
                             raise panic("StackOverflow", message="stack overflow")
                         frames.append(frame)
                         frame = self.new_frame(callee, args, shadows, target.cells,
-                                               hash((frame.ctx, frame.fn.name, frame.pc)))
+                                               hash((frame.ctx, frame.fn.index, frame.pc)))
                     elif op == B.RETURN:
                         value, shadow = stack.pop(), sstack.pop()
                         if not frames:
