@@ -226,10 +226,12 @@ def dis(targets: tuple[str, ...]) -> None:
                    "branches and findings marked.")
 @click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the search state in DIR (created) between generations, every second or so, and "
-                   "on Ctrl-C, which stops the search with a partial report (exit status 130).")
+                   "on Ctrl-C, which stops the search with a partial report (exit status 130). Without "
+                   "FUNCTION: a directory per function.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Continue the search saved in DIR by --state (same program, function and options) to "
-                   "the report an uninterrupted run gives; it goes on saving there.")
+                   "the report an uninterrupted run gives; it goes on saving there. Without FUNCTION: the "
+                   "unfinished functions, each from its checkpoint.")
 @click.option("--only", multiple=True, metavar="GLOB",
               help="Without FUNCTION: explore the functions whose name matches GLOB. Repeatable.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),

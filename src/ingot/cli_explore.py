@@ -54,9 +54,9 @@ def explore_project(program: Program, paths: Sequence[Path], options: Options, o
     finished = {r.function for r in results}
     jobs = []
     for name in names:
-        reason = why_not_explorable(program.view, name)
         if name in finished:
             continue
+        reason = why_not_explorable(program.view, name)
         if reason is None:
             jobs.append(FunctionJob(project, name, options, timings, str(state_path) if state_path else None))
         else:
@@ -70,11 +70,12 @@ def explore_project(program: Program, paths: Sequence[Path], options: Options, o
     try:
         results += run_jobs(jobs, workers, dask, show_progress=not as_json)
     except KeyboardInterrupt:  # a second Ctrl-C
-        fail(f"interrupted{saved.replace('is saved', 'of the last checkpoints is')}", 130)
+        where = f"; the last checkpoints are in {state_path}: continue with --resume {state_path}"
+        fail(f"interrupted{where if state_path else ''}", 130)
     wall = time.perf_counter() - start
     if any(r.status == "interrupted" for r in results):
         done = sum(1 for r in results if r.status != "interrupted")
-        fail(f"interrupted: {done} of {len(names)} functions finished{saved}", 130)
+        fail(f"interrupted: {done} of {len(names)} functions done{saved}", 130)
     where = f"dask {dask}" if dask else f"{workers} worker{'s' if workers != 1 else ''}"
     # Start times are comparable only between processes of this machine (not on a Dask cluster).
     doc = project_report(results, options.seed, timings, wall, where, start=None if dask else start)
