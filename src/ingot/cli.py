@@ -229,10 +229,12 @@ def dis(targets: tuple[str, ...]) -> None:
                    "branches and findings marked.")
 @click.option("--state", "state_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the search state in DIR (created) between generations, every second or so, and "
-                   "on Ctrl-C, which stops the search with a partial report (exit status 130).")
+                   "on Ctrl-C, which stops the search with a partial report (exit status 130). Without "
+                   "FUNCTION: a directory per function.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Continue the search saved in DIR by --state (same program, function and options) to "
-                   "the report an uninterrupted run gives; it goes on saving there.")
+                   "the report an uninterrupted run gives; it goes on saving there. Without FUNCTION: the "
+                   "unfinished functions, each from its checkpoint.")
 @click.option("--only", multiple=True, metavar="GLOB",
               help="Without FUNCTION: explore the functions whose name matches GLOB. Repeatable.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),
@@ -270,12 +272,16 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     if tracker is not None:
         options.tracker = tracker
     if function is None:
-        if state_dir is not None or resume_dir is not None:
-            raise click.UsageError("--state and --resume save one function's exploration: give PATHs and FUNCTION")
+        if state_dir is not None and resume_dir is not None:
+            raise click.UsageError("give --state DIR to start a saved exploration or --resume DIR to continue one, "
+                                   "not both")
+        if dask and (state_dir is not None or resume_dir is not None):
+            raise click.UsageError("--state and --resume save the explorations of local workers: give --workers, "
+                                   "not --dask")
         from ingot.cli_explore import explore_project
 
         explore_project(program, paths, options, only, workers, dask, as_json, timings, emit_tests,
-                        (lcov_file, cobertura_file, html_dir))
+                        (lcov_file, cobertura_file, html_dir), (state_dir, resume_dir))
         return
     state = explore_state(program, state_dir, resume_dir)
     try:

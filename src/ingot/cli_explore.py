@@ -15,15 +15,18 @@ from typing import Any
 import click
 
 from ingot.api import Program
-from ingot.concolic.explore import Options, reachable_edges
+from ingot.concolic.cost import estimated_cost, order_longest_first
+from ingot.concolic.explore import Options
 from ingot.concolic.project import (
     FunctionJob,
     JobResult,
     ProjectSources,
     project_report,
     remember,
+    result_of,
     select_functions,
     summary_table,
+    warm,
     why_not_explorable,
 )
 from ingot.convert import to_json_text
@@ -32,10 +35,12 @@ from ingot.convert import to_json_text
 def explore_project(program: Program, paths: Sequence[Path], options: Options, only: Sequence[str],
                     workers: int, dask: str | None, as_json: bool, timings: bool,
                     emit_tests: tuple[str, Path] | None,
-                    coverage: tuple[Path | None, Path | None, Path | None] = (None, None, None)) -> None:
+                    coverage: tuple[Path | None, Path | None, Path | None] = (None, None, None),
+                    state: tuple[Path | None, Path | None] = (None, None)) -> None:
     """Explore the selected functions, print the merged report, exit 1 if a job failed.
 
-    `coverage` is where to write the LCOV, Cobertura and HTML reports of every explored function."""
+    `coverage` is where to write the LCOV, Cobertura and HTML reports of every explored function;
+    `state` the `--state DIR` to start saving in or the `--resume DIR` to continue from."""
     from ingot.cli import fail, shown, write_coverage
 
     names = select_functions(program.view, program.functions, only)
@@ -44,21 +49,36 @@ def explore_project(program: Program, paths: Sequence[Path], options: Options, o
         fail(f"error: no function of {shown(paths)} matches --only {' '.join(only)} (functions: {listed})")
     project = ProjectSources.of((s.name, s.display) for s in program.compiled.sources)
     remember(project, program.view)  # this process and forked workers need not compile it again
-    results: list[JobResult] = []
+    state_path = state[0] or state[1]
+    results: list[JobResult] = [result_of(data) for data in open_state(state, project, options, names).values()]
+    finished = {r.function for r in results}
     jobs = []
     for name in names:
+        if name in finished:
+            continue
         reason = why_not_explorable(program.view, name)
         if reason is None:
-            jobs.append(FunctionJob(project, name, options, timings))
+            jobs.append(FunctionJob(project, name, options, timings, str(state_path) if state_path else None))
         else:
             results.append(JobResult(name, "skipped", reason=reason))
-    # Biggest first (by reachable branch edges), so no long job starts last and runs alone.
-    jobs.sort(key=lambda j: -len(reachable_edges(program.view, j.function)))
+    # Longest first (estimated from the program), so no long job starts last and runs alone.
+    jobs = order_longest_first(jobs, lambda j: estimated_cost(program.view, j.function, options))
+    if workers > 1 and not dask and jobs:
+        warm(program.view, options)  # once here, not in every forked worker
     start = time.perf_counter()
-    results += run_jobs(jobs, workers, dask, show_progress=not as_json)
+    saved = f"; the state is saved in {state_path}: continue with --resume {state_path}" if state_path else ""
+    try:
+        results += run_jobs(jobs, workers, dask, show_progress=not as_json)
+    except KeyboardInterrupt:  # a second Ctrl-C
+        where = f"; the last checkpoints are in {state_path}: continue with --resume {state_path}"
+        fail(f"interrupted{where if state_path else ''}", 130)
     wall = time.perf_counter() - start
+    if any(r.status == "interrupted" for r in results):
+        done = sum(1 for r in results if r.status != "interrupted")
+        fail(f"interrupted: {done} of {len(names)} functions done{saved}", 130)
     where = f"dask {dask}" if dask else f"{workers} worker{'s' if workers != 1 else ''}"
-    doc = project_report(results, options.seed, timings, wall, where)
+    # Start times are comparable only between processes of this machine (not on a Dask cluster).
+    doc = project_report(results, options.seed, timings, wall, where, start=None if dask else start)
     if emit_tests is not None:
         write_all_tests(program, paths, doc, emit_tests, quiet=as_json)
     if any(target is not None for target in coverage):
@@ -74,6 +94,28 @@ def explore_project(program: Program, paths: Sequence[Path], options: Options, o
         for item in doc["failed"]:
             click.echo(f"error: exploring {item['function']} failed: {item['reason']}", err=True)
         sys.exit(1)
+
+
+def open_state(state: tuple[Path | None, Path | None], project: ProjectSources, options: Options,
+               names: list[str]) -> dict[str, dict[str, Any]]:
+    """Start the `--state DIR` (refusing one in use) or check the `--resume DIR` against this
+    exploration; the results of the functions it has finished (exit 2 on a mismatch)."""
+    from ingot.cli import fail
+    from ingot.concolic.checkpoint import StateError
+    from ingot.concolic.project_state import ProjectState
+
+    state_dir, resume_dir = state
+    if state_dir is None and resume_dir is None:
+        return {}
+    saved = ProjectState(state_dir or resume_dir or Path(), dict(project.files), options, names)
+    try:
+        if state_dir is not None:
+            saved.create()
+            return {}
+        saved.check()
+        return saved.finished()
+    except StateError as e:
+        fail(f"error: {e}", 2)
 
 
 def run_jobs(jobs: list[FunctionJob], workers: int, dask: str | None, show_progress: bool) -> list[JobResult]:

@@ -19,8 +19,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingot.concolic.checkpoint import StateError
 from ingot.concolic.explore import Explorer, Options, edge_key
 from ingot.concolic.inputs import UnsupportedInput
+from ingot.concolic.project_state import function_state, save_result
 from ingot.concolic.report import SCHEMA_VERSION, as_json
 from ingot.view import ProgramView
 
@@ -53,15 +55,20 @@ class FunctionJob:
     function: str
     options: Options
     timings: bool = False
+    state: str | None = None  # a project state directory (`project_state`): checkpoint there, resume from it
 
 
 @dataclass
 class JobResult:
     function: str
-    status: str  # "explored", "skipped" (cannot be explored: `reason`), "failed" (`reason`)
+    # "explored", "skipped" (cannot be explored: `reason`), "failed" (`reason`), "interrupted"
+    # (a stop was asked for: `request_stop`; with a state, its checkpoint is saved)
+    status: str
     report: dict[str, Any] | None = None
     reason: str | None = None
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # CPU time of the thread that ran it (a loaded machine stretches wall_s only)
+    started: float = 0.0  # `time.perf_counter()` when it started (system-wide on Linux: comparable across workers)
     edges: list[tuple[str, int, int]] = field(default_factory=list)  # every reachable edge
     covered: list[tuple[str, int, int]] = field(default_factory=list)
 
@@ -97,6 +104,19 @@ def remember(project: ProjectSources, view: ProgramView) -> None:
     _programs[project.digest] = view
 
 
+def warm(view: ProgramView, options: Options) -> None:
+    """Do once here what every job's first run would do in each worker: translate the program
+    to instrumented code (compiled tracker). Forked workers then share the translation."""
+    from ingot.concolic.explore import tracker_class
+    from ingot.symbolic.compiled_tracker import CompiledTrackedVM
+    from ingot.symbolic.expr import Interner
+
+    vm = tracker_class(options.tracker)(view, Interner(), env=None, max_depth=options.max_depth,  # type: ignore[arg-type]
+                                        max_steps=options.max_steps, prune_after=options.prune_after)
+    if isinstance(vm, CompiledTrackedVM):
+        vm.runtime()
+
+
 def program_view(project: ProjectSources) -> ProgramView:
     view = _programs.get(project.digest)
     if view is None:
@@ -107,26 +127,91 @@ def program_view(project: ProjectSources) -> ProgramView:
     return view
 
 
+class _Stop:
+    """Set when the project's run is to stop (Ctrl-C): jobs running stop at the end of their
+    generation (saving their checkpoint), jobs not started do not start. `workers` sets it
+    here and, through a shared event, in every worker process."""
+
+    event: Any = None  # anything with `is_set()`
+
+    @classmethod
+    def asked(cls) -> bool:
+        return cls.event is not None and cls.event.is_set()
+
+
+def stop_when(event: Any) -> None:
+    """Jobs of this process stop once `event.is_set()` (None: never)."""
+    _Stop.event = event
+
+
+class _StoppableExplorer(Explorer):
+    def generation_boundary(self) -> bool:
+        if _Stop.asked():
+            self.request_stop()
+        return super().generation_boundary()
+
+
 def run_job(job: FunctionJob) -> JobResult:
-    """Explore one function; what cannot be explored is `skipped`, an internal error `failed`."""
+    """Explore one function; what cannot be explored is `skipped`, an internal error `failed`.
+    With a state directory, continue from the function's checkpoint when it has one, save it
+    between generations, and record the finished result there."""
     log = os.environ.get(JOB_LOG_ENV)
     if log:
         with open(os.path.join(log, f"{job.function}.{os.getpid()}"), "w") as f:
             f.write(str(os.getpid()))
+    if _Stop.asked():
+        return JobResult(job.function, "interrupted")
     with _one_at_a_time:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
+
+        def timed(result: JobResult) -> JobResult:
+            result.wall_s, result.cpu_s, result.started = time.perf_counter() - start, time.thread_time() - cpu, start
+            return result
+
         view = program_view(job.project)
         try:
-            exploration = Explorer(view, job.function, job.options).explore()
+            exploration = explorer(view, job).explore()
+            if exploration.stopped_by == "interrupted":
+                return timed(JobResult(job.function, "interrupted"))
             report = as_json(view, exploration, timings=job.timings)
         except UnsupportedInput as e:
-            return JobResult(job.function, "skipped", reason=str(e), wall_s=time.perf_counter() - start)
+            result = timed(JobResult(job.function, "skipped", reason=str(e)))
+        except StateError as e:
+            return timed(JobResult(job.function, "failed", reason=str(e)))
         except Exception as e:  # noqa: BLE001 - one function's bug must not lose the others' results
-            return JobResult(job.function, "failed", reason=f"internal error: {type(e).__name__}: {e}",
-                             wall_s=time.perf_counter() - start)
-        edges = sorted(edge_key(e) for e in exploration.edges)
-        return JobResult(job.function, "explored", report, wall_s=time.perf_counter() - start, edges=edges,
-                         covered=sorted(exploration.covered))
+            return timed(JobResult(job.function, "failed", reason=f"internal error: {type(e).__name__}: {e}"))
+        else:
+            edges = sorted(edge_key(e) for e in exploration.edges)
+            result = timed(JobResult(job.function, "explored", report, edges=edges,
+                                     covered=sorted(exploration.covered)))
+        if job.state is not None:
+            try:
+                save_result(job.state, job.function, result_data(result))
+            except StateError as e:
+                return JobResult(job.function, "failed", reason=str(e))
+        return result
+
+
+def explorer(view: ProgramView, job: FunctionJob) -> Explorer:
+    """The job's explorer: new, or continuing the checkpoint in its state directory."""
+    if job.state is None:
+        return _StoppableExplorer(view, job.function, job.options)
+    state = function_state(job.state, job.function, dict(job.project.files))
+    if state.file.exists():
+        return _StoppableExplorer.resume(view, job.function, job.options, state)
+    return _StoppableExplorer(view, job.function, job.options, state=state)
+
+
+def result_data(result: JobResult) -> dict[str, Any]:
+    """A finished job's result as JSON data (`result_of` reads it back)."""
+    return {"function": result.function, "status": result.status, "report": result.report,
+            "reason": result.reason, "edges": result.edges, "covered": result.covered}
+
+
+def result_of(data: dict[str, Any]) -> JobResult:
+    return JobResult(data["function"], data["status"], data.get("report"), data.get("reason"),
+                     edges=[tuple(e) for e in data.get("edges", ())],  # type: ignore[misc]
+                     covered=[tuple(e) for e in data.get("covered", ())])  # type: ignore[misc]
 
 
 def lost(function: str, why: str) -> JobResult:
@@ -138,7 +223,8 @@ def lost(function: str, why: str) -> JobResult:
 
 
 def project_report(results: Iterable[JobResult], seed: int, timings: bool = False,
-                   wall_s: float | None = None, workers: str | None = None) -> dict[str, Any]:
+                   wall_s: float | None = None, workers: str | None = None,
+                   start: float | None = None) -> dict[str, Any]:
     """One JSON document for the project (schema in README): per-function reports by name, the
     functions skipped or failed, and totals. Without `timings` it depends on program, options and
     seed only, never on how many workers ran the jobs or in which order they finished."""
@@ -169,8 +255,14 @@ def project_report(results: Iterable[JobResult], seed: int, timings: bool = Fals
         },
     }
     if timings:
+        # When each job started (seconds after `start`, the jobs' submission) and its CPU time:
+        # enough to replay the schedule (bench/explore_parallel.py).
+        run = [r for r in results if r.started]
         doc["timeline"] = {"wall_s": None if wall_s is None else round(wall_s, 4), "workers": workers,
-                           "job_s": {r.function: round(r.wall_s, 4) for r in ordered}}
+                           "job_s": {r.function: round(r.wall_s, 4) for r in ordered},
+                           "job_cpu_s": {r.function: round(r.cpu_s, 4) for r in ordered},
+                           "job_start_s": {r.function: round(r.started - start, 4) for r in run}
+                           if start is not None else {}}
     return doc
 
 

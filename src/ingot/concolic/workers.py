@@ -13,14 +13,18 @@ still fails is reported as failed.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from ingot.concolic.project import FunctionJob, JobResult, lost, run_job
+from ingot.concolic.project import FunctionJob, JobResult, lost, run_job, stop_when
 
 OnDone = Callable[[JobResult], None]
 MAX_BREAKS = 3
@@ -30,13 +34,40 @@ class BackendError(Exception):
     """The jobs cannot run where asked (no `distributed` package, no scheduler at the address)."""
 
 
+@contextlib.contextmanager
+def stop_on_interrupt(stop: Any) -> Iterator[None]:
+    """Ctrl-C (SIGINT) sets `stop`: running jobs stop at the end of their generation (saving
+    their checkpoint), the others do not start. A second Ctrl-C raises `KeyboardInterrupt` at
+    once. Outside the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_here(jobs: Sequence[FunctionJob], on_done: OnDone | None = None) -> list[JobResult]:
     """One worker: the jobs in this process, one after another."""
     results = []
-    for job in jobs:
-        results.append(run_job(job))
-        if on_done is not None:
-            on_done(results[-1])
+    stop = threading.Event()
+    stop_when(stop)
+    try:
+        with stop_on_interrupt(stop):
+            for job in jobs:
+                results.append(run_job(job))
+                if on_done is not None:
+                    on_done(results[-1])
+    finally:
+        stop_when(None)
     return results
 
 
@@ -52,18 +83,30 @@ def run_pool(jobs: Sequence[FunctionJob], workers: int, on_done: OnDone | None =
             on_done(result)
 
     breaks = 0
-    while pending := [j for j in jobs if j.function not in results]:
-        isolate = breaks >= MAX_BREAKS
-        if pool_round(pending, 1 if isolate else workers, done, one_at_a_time=isolate):
-            breaks += 1
+    stop = context().Event()  # shared with the workers: Ctrl-C here stops their jobs
+    with stop_on_interrupt(stop):
+        while pending := [j for j in jobs if j.function not in results]:
+            isolate = breaks >= MAX_BREAKS
+            if pool_round(pending, 1 if isolate else workers, done, isolate, stop):
+                breaks += 1
     return [results[j.function] for j in jobs]
 
 
-def pool_round(jobs: Sequence[FunctionJob], workers: int, done: OnDone, one_at_a_time: bool) -> bool:
+def _start_worker(stop: Any) -> None:
+    """In each worker: Ctrl-C is the parent's to handle (it sets `stop`, which jobs here watch)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    stop_when(stop)
+
+
+def pool_round(jobs: Sequence[FunctionJob], workers: int, done: OnDone, one_at_a_time: bool,
+               stop: Any = None) -> bool:
     """Run `jobs` on a fresh pool until it finishes them or breaks; True when a worker died."""
     sys.stdout.flush()  # a forked worker flushes its copy of these buffers when it exits
     sys.stderr.flush()
-    pool = ProcessPoolExecutor(workers, mp_context=context())
+    # What this process holds (the compiled program, its translation) is never garbage: keep the
+    # collector of forked workers from scanning it, and from touching (so copying) its pages.
+    gc.freeze()
+    pool = ProcessPoolExecutor(workers, mp_context=context(), initializer=_start_worker, initargs=(stop,))
     try:
         if one_at_a_time:
             for job in jobs:
@@ -85,6 +128,10 @@ def pool_round(jobs: Sequence[FunctionJob], workers: int, done: OnDone, one_at_a
                 except BrokenProcessPool:
                     broke = True  # its job stays pending: the next round runs it again
         return broke
+    except KeyboardInterrupt:  # a second Ctrl-C: do not wait for the jobs (their last checkpoints stay)
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.kill()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -553,7 +553,7 @@ class TrackedTranslator(FunctionTranslator):
         if mod.budget:
             self.out("_tick()")
         args = "".join(", " + e.expr for e in items) + "".join(", " + (e.sh or "None") for e in items)
-        self.out(f"{s}, {t} = f{index}(d + 1, (), hash((X, {self.fn.name!r}, {self.pc + 1})){args})")
+        self.out(f"{s}, {t} = f{index}(d + 1, (), hash((X, {self.fn.index}, {self.pc + 1})){args})")
 
 
 # ----------------------------------------------------------------------------- runtime
@@ -687,7 +687,7 @@ class CompiledTrackedVM(TrackedVM):
             if len(args) != callee.arity:
                 raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
                                                  f"got {len(args)}")
-            return funcs[callee.index](d + 1, target.cells, hash((ctx, frame.fn.name, pc1)), *args, *shadows)
+            return funcs[callee.index](d + 1, target.cells, hash((ctx, frame.fn.index, pc1)), *args, *shadows)
 
         return _call_value
 

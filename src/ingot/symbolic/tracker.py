@@ -187,7 +187,7 @@ class TrackedVM(VM, TrackerRuntime):
             raise panic("StackOverflow", message="stack overflow")
         if op == B.CALL and self.max_steps is not None:
             self.tick()
-        return self.new_frame(callee, args, shadows, cells, hash((frame.ctx, frame.fn.name, frame.pc)))
+        return self.new_frame(callee, args, shadows, cells, hash((frame.ctx, frame.fn.index, frame.pc)))
 
     def frames_trace(self, frames: list[Frame], frame: Frame) -> list[Any]:
         from ingot.runtime.errors import Frame as TraceFrame
