@@ -44,7 +44,13 @@ from ingot.runtime.values import INT_MAX, INT_MIN, Instance, Variant
 from ingot.stdlib import maps
 from ingot.symbolic import builtin_models
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
-from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
+from ingot.symbolic.runtime import (
+    RunTrace,
+    SiteInfo,
+    TrackerRuntime,
+    panic_builtin_indices,
+    pruned_count,
+)
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, Shadow, Tagged
 from ingot.view import FunctionView, ProgramView
 
@@ -92,6 +98,7 @@ class TrackedVM(VM, TrackerRuntime):
         self.result_shadow: Shadow = None  # the shadow of the value the last run returned
         self._sites: dict[str, SiteInfo] = {}
         self._llm_counts: dict[str, int] = {}
+        self.panic_builtins = panic_builtin_indices(self.program.builtin_keys)
 
     # -- per-function facts -------------------------------------------------------------------
     def site_info(self, fn: BexFunction) -> SiteInfo:
@@ -191,6 +198,8 @@ class TrackedVM(VM, TrackerRuntime):
                         index, argc = arg
                         args, shadows = self.pop_args(frame, argc)
                         key = self.program.builtin_keys[index]
+                        if index in self.panic_builtins:
+                            self.reached_at((frame.fn.name, frame.pc - 1))
                         value, shadow = builtin_models.call(self, frame, key, self.program.builtins[index],
                                                             args, shadows)
                         stack.append(value)
@@ -263,6 +272,8 @@ class TrackedVM(VM, TrackerRuntime):
     # -- operators ---------------------------------------------------------------------------------
     def binary(self, frame: Frame, op: B) -> None:
         stack, sstack = frame.stack, frame.sstack
+        if op is B.DIV or op is B.MOD:
+            self.reached_division((frame.fn.name, frame.pc - 1), stack[-1])
         b, sb = stack.pop(), sstack.pop()
         a, sa = stack[-1], sstack[-1]
         if sa is None and sb is None or self.pruned(frame):
@@ -382,8 +393,10 @@ class TrackedVM(VM, TrackerRuntime):
             obj.fields[arg] = value
             self.hset(obj, arg, shadow)
         elif op is B.READ_INDEX:
+            self.reached_index((frame.fn.name, frame.pc - 1), stack[-2], stack[-1])
             self.read_index(frame)
         elif op is B.WRITE_INDEX:
+            self.reached_store((frame.fn.name, frame.pc - 1), stack[-3], stack[-2])
             value, shadow = stack.pop(), sstack.pop()
             index, sindex = stack.pop(), sstack.pop()
             base = stack.pop()
