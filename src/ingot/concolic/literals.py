@@ -7,9 +7,11 @@ dictionaries: strings, their halves, the separators the program splits on
 and numbers written in the program, each ±1, as ints and as the strings
 `int.parse` reads. Strings are built by joining a few such
 tokens with a separator, so `"a=1&sort"` comes out of `"="`, `"&"` and
-`"sort"`. `panic_sites` lists the instructions that can panic by construction
-(division, remainder, indexing, `assert.*`, `baml.sys.panic`), which the search
-keeps aiming at after full edge coverage.
+`"sort"`. Mutations aimed at a panic site (`ingot.concolic.aiming`) also move
+the numbers written in an input and give a key the input holds a value that
+may panic (`settings`: "per=0"). `panic_sites` lists the instructions that can
+panic by construction (division, remainder, indexing, `assert.*`,
+`baml.sys.panic`), the ones the search aims at.
 """
 
 from __future__ import annotations
