@@ -110,6 +110,9 @@ class PanicAims:
         if site not in run.trace.reached:
             self.guards.setdefault(site, set()).add(int(via))
 
+    def has_seeds(self, pending: set[Site]) -> bool:
+        return any(self.reachers.get(s) for s in pending)
+
     def seed(self, rng: random.Random, pending: set[Site]) -> dict[str, Any] | None:
         """An input that reached a pending site: the rarely reached sites, and those a run came
         close to panicking at, more often (1 / (reaches x (1 + least distance)))."""

@@ -427,8 +427,9 @@ class Explorer:
     def random_assignment(self) -> dict[str, Any]:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
         found something new with one or two of its values mutated, as a fuzzer would."""
-        if self._rng.random() < (0.8 if self.panic_phase() else 0.2):
-            seed = self.aims.seed(self._rng, self._panic_sites - self._aimed)
+        pending = self._panic_sites - self._aimed
+        if self.aims.has_seeds(pending) and self._rng.random() < (0.8 if self.panic_phase() else 0.3):
+            seed = self.aims.seed(self._rng, pending)
             if seed is not None:
                 return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached
         if self._corpus and self._rng.random() < 0.7:

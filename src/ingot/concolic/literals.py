@@ -106,7 +106,7 @@ class Dictionary:
         a number written in `s` with that probability (AFL's arithmetic on text: a parsed
         count or divisor steps to 0), and draw some tokens from the `settings`."""
         digits = [m for m in DIGIT_RUN.finditer(s)]
-        if digits and rng.random() < nudge:
+        if nudge and digits and rng.random() < nudge:
             m = rng.choice(digits)
             n = int(m.group())
             return (s[:m.start()] + str(rng.choice((0, 0, n - 1, n + 1))) + s[m.end():])[:max_length]
