@@ -140,3 +140,23 @@ def test_same_seed_same_report() -> None:
     reports = [as_json(program.view, Explorer(program.view, "AverageOver", Options(seed=1)).explore())
                for _ in range(2)]
     assert reports[0] == reports[1]
+
+
+def test_aimed_mutations_give_a_held_key_a_value_that_may_panic() -> None:
+    """A key the program looks up gets 0, -1 or one of its own counts after the program's
+    separators ("per=0"); a function with no one-character separator has no such settings."""
+    import random
+
+    from ingot.concolic.literals import Dictionary
+
+    source = 'function F(q: string) -> int {\n  let p = q.split("&");\n  if (q.includes("per")) {\n    return 10 / p.length();\n  }\n  0\n}\n'
+    program = ingot.load_source(source)
+    words = Dictionary.of(program.view.bytecode, ["F"])
+    assert "per&0" in words.settings["per"]
+    rng = random.Random(0)
+    outs = {words.mutate_string(rng, "per&x", 32, None, 1.0) for _ in range(200)}
+    assert "per&0&x" in outs
+    bare = ingot.load_source('function G(q: string) -> bool {\n  q == "per"\n}\n')
+    empty = Dictionary.of(bare.view.bytecode, ["G"])
+    assert all(empty.settings.values())
+    assert {empty.mutate_string(rng, "per", 32, None, 1.0) for _ in range(50)}  # no crash

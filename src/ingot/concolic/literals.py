@@ -74,7 +74,7 @@ class Dictionary:
                 strings.update(dict.fromkeys(first + sep + second for sep in seps[:4]))
             # the values that make a division or an index panic: 0, -1, and the program's own counts
             numbers = sorted({0, -1} | {c for c in fn.consts if type(c) is int and 0 < c < 1000})[:5]
-            for word in words:
+            for word in words if seps else ():
                 settings.setdefault(word, {}).update(dict.fromkeys(word + sep + str(n) for sep in seps[:3] for n in numbers))
             if any(keys[arg[0]].endswith(".lines") for op, arg in fn.code if op == Op.CALL_BUILTIN):
                 separators["\n"] = None  # `lines()` splits on a character no literal spells
@@ -110,7 +110,7 @@ class Dictionary:
             m = rng.choice(digits)
             n = int(m.group())
             return (s[:m.start()] + str(rng.choice((0, 0, n - 1, n + 1))) + s[m.end():])[:max_length]
-        keys = [k for k in self.settings if k in s] if nudge else []
+        keys = [k for k, values in self.settings.items() if values and k in s] if nudge else []
         if keys and rng.random() < nudge:
             # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
             key = rng.choice(keys)
