@@ -217,7 +217,8 @@ def dis(targets: tuple[str, ...]) -> None:
               help="Symbolic executions of one instruction per run before hot-site pruning runs the rest "
                    "concretely (only every 2^k-th stays tracked); 0 tracks everything.")
 @click.option("--panic-runs", default=150, show_default=True, type=click.IntRange(min=0),
-              help="Runs to spend after full edge coverage on panic sites no query has aimed at yet.")
+              help="Runs to spend, once the edge search is over (full coverage or random rounds without "
+                   "progress), on panic sites that have not panicked and no check query aimed at.")
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
               help="MB a run may grow the process by before it is cut (and reported under limits).")
 @click.option("--lcov", "lcov_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",

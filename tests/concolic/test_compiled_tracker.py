@@ -33,7 +33,7 @@ def observed(run: Any) -> tuple[Any, ...]:
     error = run.outcome.error
     outcome = run.outcome.as_dict() if error is None else (error.kind, error.message, [str(f) for f in error.trace])
     path = [(e.kind, e.site, e.observed, e.alternatives, e.ctx, e.check) for e in t.path]
-    return path, t.edges, t.llm_calls, t.concretized, t.pruned, outcome, run.assignment
+    return path, t.edges, t.llm_calls, t.concretized, t.pruned, t.reached, outcome, run.assignment
 
 
 def twin_explorers(program: ingot.Program, fn: str, **options: Any) -> tuple[Explorer, Explorer]:

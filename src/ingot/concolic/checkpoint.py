@@ -46,13 +46,16 @@ from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ingot.concolic.aiming import PanicAims
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.solver import Result, SolverStats
 
 if TYPE_CHECKING:
     from ingot.concolic.explore import Explorer, Options
 
-FORMAT_VERSION = 1
+# 2: path sites are (function index, pc) tuples, call contexts hash function indices, the
+# panic search's state is saved; a version-1 state is refused rather than resumed differently.
+FORMAT_VERSION = 2
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
@@ -224,7 +227,7 @@ def stop_on_interrupt(explorer: Explorer) -> Iterator[None]:
 SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_tried_checks",
          "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
-         "finished"}
+         "finished", "aims"}
 DERIVED = {"view", "function", "options", "progress", "fn", "tracker_class", "_classes", "_edge_keys",
            "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start", "_siblings"}
 RESULT_DERIVED = {"function", "options", "edges"}
@@ -266,6 +269,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "random_misses": ex._random_misses,
         "last_random_covered": ex._last_random_covered,
         "finished": ex.finished,
+        "aims": ex.aims.state(),
     }
 
 
@@ -315,6 +319,7 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex._random_misses = s["random_misses"]
     ex._last_random_covered = s["last_random_covered"]
     ex.finished = bool(s["finished"])
+    ex.aims = PanicAims.load(s["aims"])
     ex.resumed = True
 
 

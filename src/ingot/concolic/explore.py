@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
+from ingot.concolic.aiming import PanicAims, aim_at_reaches
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
@@ -66,8 +67,9 @@ class Options:
     revisits: int = 8  # flips aimed at an already covered edge, per site, direction and occurrence
     random_patience: int = 4000  # random inputs in a row without new coverage before giving up
     concretize_flips: int = 12  # "another value" children per concretization site, each unlike the last
-    # Runs spent after full edge coverage on panic sites (division, index, assert) no query has
-    # aimed at yet: their operands may be concrete (a loop counter), so only new paths reach them.
+    # Runs spent, once the edge search is over (full coverage, or random rounds without progress),
+    # on panic sites (division, index, assert) that have not panicked and no query aimed at: their
+    # operands may be concrete (a loop counter), so only new paths or mutated inputs reach them.
     panic_runs: int = 150
     # A run that grows the process's resident memory by more than this (MB) over what it held when
     # the run started is cut and counted under `limits["memory"]`; None: no cap.
@@ -161,8 +163,10 @@ class Exploration:
     # "run-timeout", "memory", and the stop ("max-runs", "timeout"). Empty: every path was explored.
     limits: dict[str, int] = field(default_factory=dict)
     panic_sites: int = 0  # instructions that can panic by construction, in the reached functions
-    panic_sites_aimed: int = 0  # of those, aimed at by a query or seen panicking
-    panic_runs: int = 0  # runs spent on un-aimed panic sites after full edge coverage
+    panic_sites_reached: int = 0  # of those, executed by some run
+    panic_sites_aimed: int = 0  # of those, aimed at by a check query, through the conditions before them, or seen panicking
+    panic_aims: int = 0  # children aimed at panic sites through the conditions deciding their operands
+    panic_runs: int = 0  # runs spent on un-aimed panic sites after the edge search ended
 
     @property
     def complete(self) -> bool:
@@ -220,7 +224,8 @@ class Explorer:
         functions = reachable_functions(view, function)
         self.dictionary = Dictionary.of(view.bytecode, functions)
         self._panic_sites = panic_sites(view.bytecode, functions)
-        self._aimed: set[tuple[str, int]] = set()
+        self._aimed: set[tuple[str, int]] = set()  # sites with a check entry, or that panicked
+        self.aims = PanicAims()  # sites reached with concrete operands (`ingot.concolic.aiming`)
         self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
         self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
@@ -323,7 +328,7 @@ class Explorer:
                     and not self.panic_search_left():
                 res.stopped_by = "full-coverage"
                 break
-            if self.edges_done():
+            if self.panic_phase():
                 res.panic_runs += 1
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
@@ -350,7 +355,10 @@ class Explorer:
             res.pruned += run.trace.pruned
             self.limit("concretized", run.trace.concretized)
             self.limit("pruned", run.trace.pruned)
-            self.expand(job, run, FRONTIER_GENERATIONS if self.near_frontier(run) else max(job.boost - 1, 0))
+            boost = FRONTIER_GENERATIONS if self.near_frontier(run) else max(job.boost - 1, 0)
+            self.expand(job, run, boost)
+            self.aims.note(run, self._panic_sites)
+            aim_at_reaches(self, job, run, self._panic_sites - self._aimed, boost)
             if self.progress is not None:
                 res.elapsed_s = time.perf_counter() - start
                 self.progress(res)
@@ -360,7 +368,9 @@ class Explorer:
             self.limit(res.stopped_by)
         self.finish()
         res.panic_sites = len(self._panic_sites)
-        res.panic_sites_aimed = len(self._panic_sites & self._aimed)
+        res.panic_sites_reached = len(self._panic_sites & set(self.aims.reach_runs))
+        res.panic_sites_aimed = len(self._panic_sites & (self._aimed | self.aims.aimed()))
+        res.panic_aims = sum(self.aims.flips.values())
         res.elapsed_s = time.perf_counter() - start
         res.solver_stats = self.solver.stats.as_dict()
         self.finished = res.stopped_by != "interrupted"
@@ -398,10 +408,7 @@ class Explorer:
         row without new coverage.
         """
         res = self.result
-        if self.edges_done():
-            if not self.panic_search_left():
-                return False
-        elif self._random_misses >= self.options.random_patience:
+        if self.panic_phase() and not self.panic_search_left():
             return False
         covered_before = len(res.covered)
         if self._last_random_covered is not None and covered_before == self._last_random_covered:
@@ -415,9 +422,15 @@ class Explorer:
     def edges_done(self) -> bool:
         return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
 
+    def panic_phase(self) -> bool:
+        """Is the edge search over (full coverage, or random rounds out of patience), leaving the
+        panic search (`panic_search_left`)?"""
+        return self.edges_done() or self._random_misses >= self.options.random_patience
+
     def panic_search_left(self) -> bool:
-        """After full coverage: are panic sites un-aimed, or aimed at only in vain (a later pass
-        through a loop may still reach them), with runs left in their budget?"""
+        """After the edge search: are panic sites un-aimed (or aimed at through the path only: they
+        have not panicked), or aimed at by a query only in vain (a later pass through a loop may
+        still reach them), with runs left in their budget?"""
         if self.result.panic_runs >= self.options.panic_runs:
             return False
         return bool(self._panic_sites - self._aimed) or any(v != "sat" for v in self._tried_checks.values())
@@ -425,11 +438,16 @@ class Explorer:
     def random_assignment(self) -> dict[str, Any]:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
         found something new with one or two of its values mutated, as a fuzzer would."""
+        pending = self._panic_sites - self._aimed
+        if self.aims.has_seeds(pending) and self._rng.random() < (0.8 if self.panic_phase() else 0.3):
+            seed = self.aims.seed(self._rng, pending)
+            if seed is not None:
+                return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached
         if self._corpus and self._rng.random() < 0.7:
             return self.mutated(self._rng.choice(self._corpus))
         return self.fresh_assignment()
 
-    def mutated(self, base: dict[str, Any]) -> dict[str, Any]:
+    def mutated(self, base: dict[str, Any], nudge: float = 0.0) -> dict[str, Any]:
         rng, words = self._rng, self.dictionary
         out = dict(base)
         names = sorted(self.space.sorts)
@@ -442,7 +460,7 @@ class Explorer:
             elif sort is Sort.STRING:
                 others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
                 out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                                self.options.max_string_length, others)
+                                                self.options.max_string_length, others, nudge)
             elif sort is Sort.INT:
                 same = [v for k, v in out.items() if k != name and self.space.sorts.get(k) is Sort.INT
                         and k not in self.space.bounds]
@@ -475,7 +493,7 @@ class Explorer:
 
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
-        return any(job.reason.startswith("check") for _, _, job in self._queue)
+        return any(job.reason.startswith(("check", "aim")) for _, _, job in self._queue)
 
     def push(self, job: Job, priority: int) -> None:
         heapq.heappush(self._queue, (-priority, next(self._counter), job))

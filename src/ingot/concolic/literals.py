@@ -7,23 +7,25 @@ dictionaries: strings, their halves, the separators the program splits on
 and numbers written in the program, each ±1, as ints and as the strings
 `int.parse` reads. Strings are built by joining a few such
 tokens with a separator, so `"a=1&sort"` comes out of `"="`, `"&"` and
-`"sort"`. `panic_sites` lists the instructions that can panic by construction
-(division, remainder, indexing, `assert.*`, `baml.sys.panic`), which the search
-keeps aiming at after full edge coverage.
+`"sort"`. Mutations aimed at a panic site (`ingot.concolic.aiming`) also move
+the numbers written in an input and give a key the input holds a value that
+may panic (`settings`: "per=0"). `panic_sites` lists the instructions that can
+panic by construction (division, remainder, indexing, `assert.*`,
+`baml.sys.panic`), the ones the search aims at.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ingot.bex.api import BexProgram, Op
 from ingot.runtime.values import INT_MAX, INT_MIN
+from ingot.symbolic.runtime import is_panic_site
 
-PANIC_OPS = {Op.DIV: "DivisionByZero", Op.MOD: "DivisionByZero", Op.READ_INDEX: "IndexOutOfBounds",
-             Op.WRITE_INDEX: "IndexOutOfBounds"}
-PANIC_BUILTINS = ("assert.", "baml.sys.panic")
+DIGIT_RUN = re.compile(r"-?\d{1,18}")
 EDGE_INTS = (0, 1, -1, 2, INT_MAX, INT_MIN, INT_MAX // 2 + 1)
 
 
@@ -33,11 +35,15 @@ class Dictionary:
     separators: list[str] = field(default_factory=list)  # one-character literals (and " ")
     ints: list[int] = field(default_factory=list)
     floats: list[float] = field(default_factory=list)
+    # literal keys with a number as their value ("per=0"), for the mutations aimed at panic sites:
+    # a parsed setting whose value decides a division or an index
+    settings: dict[str, list[str]] = field(default_factory=dict)  # key literal -> "key=0", "key:-1", ...
 
     @classmethod
     def of(cls, program: BexProgram, functions: Iterable[str]) -> Dictionary:
         keys = program.builtin_keys
         strings: dict[str, None] = {}
+        settings: dict[str, dict[str, None]] = {}
         separators: dict[str, None] = {" ": None}
         ints: dict[int, None] = dict.fromkeys(EDGE_INTS)
         floats: dict[float, None] = dict.fromkeys((0.0, 0.5, -1.0))
@@ -66,12 +72,17 @@ class Dictionary:
                 # literals written next to each other (`cfg["mode"] == "batch"`, within three), as a format
                 # the program parses would hold them: "mode=batch"
                 strings.update(dict.fromkeys(first + sep + second for sep in seps[:4]))
+            # the values that make a division or an index panic: 0, -1, and the program's own counts
+            numbers = sorted({0, -1} | {c for c in fn.consts if type(c) is int and 0 < c < 1000})[:5]
+            for word in words if seps else ():
+                settings.setdefault(word, {}).update(dict.fromkeys(word + sep + str(n) for sep in seps[:3] for n in numbers))
             if any(keys[arg[0]].endswith(".lines") for op, arg in fn.code if op == Op.CALL_BUILTIN):
                 separators["\n"] = None  # `lines()` splits on a character no literal spells
         for n in list(ints)[:40]:
             if abs(n) < 10**18:
                 strings[str(n)] = None
-        return cls(sorted(strings), sorted(separators), sorted(ints), sorted(floats))
+        return cls(sorted(strings), sorted(separators), sorted(ints), sorted(floats),
+                   {k: list(v) for k, v in sorted(settings.items())})
 
     def int_value(self, rng: random.Random) -> int:
         roll = rng.random()
@@ -86,11 +97,25 @@ class Dictionary:
             return rng.choice(self.floats)
         return rng.uniform(-1000, 1000)
 
-    def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None) -> str:
+    def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None,
+                      nudge: float = 0.0) -> str:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
         separator; a cut; the string doubled; or another input's value copied (a map key
-        that should equal a looked-up item)."""
+        that should equal a looked-up item). Mutations aimed at a panic site (`nudge` > 0) move
+        a number written in `s` with that probability (AFL's arithmetic on text: a parsed
+        count or divisor steps to 0), and draw some tokens from the `settings`."""
+        digits = [m for m in DIGIT_RUN.finditer(s)]
+        if nudge and digits and rng.random() < nudge:
+            m = rng.choice(digits)
+            n = int(m.group())
+            return (s[:m.start()] + str(rng.choice((0, 0, n - 1, n + 1))) + s[m.end():])[:max_length]
+        keys = [k for k, values in self.settings.items() if values and k in s] if nudge else []
+        if keys and rng.random() < nudge:
+            # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
+            key = rng.choice(keys)
+            at = rng.choice([i for i in range(len(s)) if s.startswith(key, i)])
+            return (s[:at] + rng.choice(self.settings[key]) + s[at + len(key):])[:max_length]
         token = self.token(rng)
         sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
@@ -151,16 +176,12 @@ class Dictionary:
 
 
 def panic_sites(program: BexProgram, functions: Iterable[str]) -> set[tuple[str, int]]:
-    """(function, pc) of every instruction that panics by construction when its operands say so."""
-    keys = program.builtin_keys
+    """(function, pc) of every instruction that panics by construction when its operands say so
+    (`is_panic_site`: the instructions the trackers note in `RunTrace.reached`)."""
     out: set[tuple[str, int]] = set()
     for name in functions:
         fn = program.by_name.get(name)
         if fn is None:
             continue
-        for pc, (op, arg) in enumerate(fn.code):
-            if op in PANIC_OPS:
-                out.add((name, pc))
-            elif op == Op.CALL_BUILTIN and keys[arg[0]].startswith(PANIC_BUILTINS):
-                out.add((name, pc))
+        out.update((name, pc) for pc, (op, arg) in enumerate(fn.code) if is_panic_site(op, arg, program.builtin_keys))
     return out

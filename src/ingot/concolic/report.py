@@ -37,7 +37,8 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
                       "site": f.site} for f in ex.findings],
         "divergences": len(ex.divergences),
         "divergent_inputs": ex.divergences[:5],
-        "panic_sites": {"total": ex.panic_sites, "aimed": ex.panic_sites_aimed, "runs_after_coverage": ex.panic_runs},
+        "panic_sites": {"total": ex.panic_sites, "reached": ex.panic_sites_reached, "aimed": ex.panic_sites_aimed,
+                        "path_aims": ex.panic_aims, "runs": ex.panic_runs, "budget": ex.options.panic_runs},
         "concretizations": ex.concretizations,
         "concretized_at": concretized_at(view, ex.concretized_at),
         "pruned": ex.pruned,
@@ -150,6 +151,6 @@ def summary_table(report: dict[str, Any]) -> Any:
                                                   for d in fixed[:4]))
     sites = report.get("panic_sites")
     if sites and sites["total"]:
-        table.add_row("panic sites", f"{sites['aimed']} of {sites['total']} aimed at; "
-                                     f"{sites['runs_after_coverage']} runs after full coverage")
+        table.add_row("panic sites", f"{sites['aimed']} of {sites['total']} aimed at ({sites['reached']} reached); "
+                                     f"{sites['runs']} of {sites['budget']} runs after the edge search")
     return table

@@ -42,7 +42,7 @@ from ingot.bex.api import (
 from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
-from ingot.symbolic.runtime import pruned_count
+from ingot.symbolic.runtime import panic_builtin_indices, pruned_count
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import Frame, SiteInfo, TrackedVM, build_site_info
 from ingot.symbolic.transfer import TRANSFER, UNMODELLED_UNARY
@@ -301,6 +301,8 @@ class TrackedTranslator(FunctionTranslator):
     # -- operators ----------------------------------------------------------------------------------
     def binary(self, op: Op, stack: list[Entry]) -> None:
         a, b = self.pop(stack, 2)
+        if op in (Op.DIV, Op.MOD):
+            self.reached("_reached_division", b.expr)
         same = a.kind if a.kind == b.kind and a.kind in ("int", "float") else ""
         kind = "bool" if op >= Op.EQ else same if op in (Op.ADD, Op.SUB, Op.MUL) or same == "int" and op <= Op.MOD else ""
         s, t = self.push(stack, op, None, [a, b], kind=kind)
@@ -356,6 +358,7 @@ class TrackedTranslator(FunctionTranslator):
             self.heap_store(o.expr, str(arg), v.sh)
         elif op == Op.READ_INDEX:
             b, i = self.pop(stack, 2)
+            self.reached("_reached_index", b.expr, i.expr)
             s, t = self.push(stack, op, arg, [b, i])
             self.out(f"if {self.plain_index(b, i)}: {s} = {b.expr}[{i.expr}]; "
                      f"{t} = _heap_get((_o, {i.expr})) if _owners and _o in _owners else None")
@@ -366,6 +369,7 @@ class TrackedTranslator(FunctionTranslator):
             self.indent -= 1
         elif op == Op.WRITE_INDEX:
             b, i, v = self.pop(stack, 3)
+            self.reached("_reached_store", b.expr, i.expr)
             self.out(f"if {self.plain_index(b, i)}:")
             self.indent += 1
             self.out(f"{b.expr}[{i.expr}] = {v.expr}")
@@ -457,6 +461,11 @@ class TrackedTranslator(FunctionTranslator):
             raise AssertionError(f"tracked translation: unhandled opcode {op.name}")
         return False
 
+    def reached(self, method: str, *operands: str) -> None:
+        """A panic site executes here: `TrackerRuntime.reached_at` (or its division and index
+        forms, with the operands), as the interpreter-tracker calls it."""
+        self.out(f"{method}({', '.join((self.const((self.fn.name, self.pc), 'ps'), *operands))})")
+
     @staticmethod
     def plain_index(b: Entry, i: Entry) -> str:
         """The test for `b[i]` needing no index check: a concrete in-range index into a list of concrete length.
@@ -527,6 +536,8 @@ class TrackedTranslator(FunctionTranslator):
         index = arg[0]
         if op == Op.CALL_BUILTIN:
             key = mod.program.builtin_keys[index]
+            if index in panic_builtin_indices(mod.program.builtin_keys):
+                self.reached("_reached")
             plain = [f"{e.sh} is None" for e in items if e.sh is not None]
             # a container no shadow was ever stored under gives the model nothing to follow
             # (`baml.deep_copy` reads below the first level, so it always goes to its model)
@@ -638,7 +649,9 @@ class CompiledTrackedVM(TrackedVM):
                          _tick=self.tick, _catch=make_catch(self), _not=self.x.not_, T=self,
                          _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop, _owners=self.owners,
                          _call_value=self._value_caller(rt.funcs), _H=self.counters(rt),
-                         _tracked_at=self.tracked_at)
+                         _tracked_at=self.tracked_at, _reached=self.reached_at,
+                         _reached_division=self.reached_division, _reached_index=self.reached_index,
+                         _reached_store=self.reached_store)
             self._names = names
         return self._names
 

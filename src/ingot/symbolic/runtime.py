@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ingot.bex.api import BexFunction
+from ingot.bex.api import BexFunction, Op
 from ingot.runtime import ops
 from ingot.runtime.values import Variant
 from ingot.symbolic.expr import Expr, Interner, Sort
@@ -63,6 +63,10 @@ class RunTrace:
     llm_calls: list[tuple[str, str, Any]] = field(default_factory=list)  # (function, input name, value)
     concretized: int = 0
     pruned: int = 0  # symbolic operations run concretely at hot sites (see `TrackedVM.pruned`)
+    # Panic sites executed, (function, pc) -> [path length at the first execution, at the last,
+    # the least distance from panicking (a divisor's size, an index's room), the path length where
+    # it was met]: where a division, index or assert ran, whatever its operands (`reached_at`).
+    reached: dict[tuple[str, int], list[int]] = field(default_factory=dict)
 
     def edge_set(self) -> set[tuple[str, int, int]]:
         return set(self.edges)
@@ -135,6 +139,44 @@ class TrackerRuntime:
             return False  # (the compiled tracker inlines this test: `TrackedTranslator.pruned_else`)
         self.trace.pruned += 1
         return True
+
+    # -- panic sites reached ------------------------------------------------------------
+    def reached_at(self, site: tuple[str, int], distance: int = 1) -> None:
+        """A panic site (`is_panic_site`) is executing, `distance` away from panicking (0: it
+        panics now). Note how long the path is at its first and latest execution, and the
+        least distance with the path length where it was first met, so the search can aim at
+        the conditions before it even when its operands are concrete. Both trackers call it
+        before the operation's own entries."""
+        n = len(self.trace.path)
+        seen = self.trace.reached.get(site)
+        if seen is None:
+            self.trace.reached[site] = [n, n, distance, n]
+        else:
+            seen[1] = n
+            if distance < seen[2]:
+                seen[2], seen[3] = distance, n
+
+    def reached_division(self, site: tuple[str, int], divisor: Any) -> None:
+        """`reached_at` for a division or remainder: as far from panicking as the divisor from 0."""
+        self.reached_at(site, abs(divisor) if type(divisor) is int else 1)
+
+    def reached_index(self, site: tuple[str, int], base: Any, index: Any) -> None:
+        """`reached_at` for `base[index]`: a list index's distance to the nearest bound it would
+        cross (n - i, or i + n + 1), a map key's 0 when missing."""
+        if isinstance(base, list) and type(index) is int:
+            n = len(base)
+            self.reached_at(site, max(0, min(n - index, index + n + 1)))
+        elif isinstance(base, dict):
+            self.reached_at(site, 1 if index in base else 0)
+        else:
+            self.reached_at(site)
+
+    def reached_store(self, site: tuple[str, int], base: Any, index: Any) -> None:
+        """`reached_at` for `base[index] = v`: a list index as `reached_index`; a map write never panics."""
+        if isinstance(base, list):
+            self.reached_index(site, base, index)
+        else:
+            self.reached_at(site)
 
     # -- path condition ------------------------------------------------------------------
     def record(self, kind: EntryKind, site: Site, observed: Expr, alternatives: tuple[Alternative, ...],
@@ -238,6 +280,22 @@ class TrackerRuntime:
         if e.sort is Sort.FLOAT:
             return x.not_(x.eq(e, x.const(0.0)))
         return x.not_(x.eq(x.length(e), x.const(0)))
+
+
+PANIC_OPCODES = frozenset({Op.DIV, Op.MOD, Op.READ_INDEX, Op.WRITE_INDEX})
+PANIC_BUILTINS = ("assert.", "baml.sys.panic")
+
+
+def is_panic_site(op: int, arg: Any, builtin_keys: list[str]) -> bool:
+    """Can this instruction panic by construction (division, remainder, indexing, an assert, a panic)?"""
+    if op in PANIC_OPCODES:
+        return True
+    return op == Op.CALL_BUILTIN and builtin_keys[arg[0]].startswith(PANIC_BUILTINS)
+
+
+def panic_builtin_indices(builtin_keys: list[str]) -> frozenset[int]:
+    """The built-ins (by index) whose calls are panic sites: `assert.*` and `baml.sys.panic`."""
+    return frozenset(i for i, key in enumerate(builtin_keys) if key.startswith(PANIC_BUILTINS))
 
 
 def pruned_count(count: int, limit: int) -> int:

@@ -26,7 +26,13 @@ from ingot.bex.api import Op as B
 from ingot.runtime.errors import ERRORS, BamlRaise, panic
 from ingot.symbolic import operators
 from ingot.symbolic.expr import Expr, Interner
-from ingot.symbolic.runtime import RunTrace, SiteInfo, TrackerRuntime, pruned_count
+from ingot.symbolic.runtime import (
+    RunTrace,
+    SiteInfo,
+    TrackerRuntime,
+    panic_builtin_indices,
+    pruned_count,
+)
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.transfer import STEPS, TRANSFER
 from ingot.view import FunctionView, ProgramView
@@ -71,6 +77,7 @@ class TrackedVM(VM, TrackerRuntime):
         TrackerRuntime.__init__(self, interner, prune_after)
         self.view = view
         self.env = env
+        self.panic_builtins = panic_builtin_indices(self.program.builtin_keys)
         self.result_shadow: Shadow = None  # the shadow of the value the last run returned
         self._sites: dict[str, SiteInfo] = {}
         self._llm_counts: dict[str, int] = {}

@@ -147,8 +147,12 @@ def _binary_step(op: Op) -> Step:
     impl: Callable[[Any, Any], Any] = OPCODES[op].impl  # type: ignore[assignment]
     model = TRANSFER_FUNCTIONS[op]
 
+    divides = op in (Op.DIV, Op.MOD)
+
     def step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
         stack, sstack = frame.stack, frame.sstack
+        if divides:  # a panic site: how far the divisor is from zero (`concolic.aiming`)
+            vm.reached_division((frame.fn.name, frame.pc - 1), stack[-1])
         b, sb = stack.pop(), sstack.pop()
         a, sa = stack[-1], sstack[-1]
         if sa is None and sb is None or vm.pruned(frame):
@@ -215,6 +219,7 @@ def _write_field_step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
 
 
 def _read_index_step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
+    vm.reached_index((frame.fn.name, frame.pc - 1), frame.stack[-2], frame.stack[-1])
     (base, index), (_, sindex) = _pop(frame, 2)
     value, shadow = read_index(vm, frame, base, index, sindex)
     frame.stack.append(value)
@@ -222,6 +227,7 @@ def _read_index_step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
 
 
 def _write_index_step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
+    vm.reached_store((frame.fn.name, frame.pc - 1), frame.stack[-3], frame.stack[-2])
     (base, index, value), (_, sindex, shadow) = _pop(frame, 3)
     write_index(vm, frame, base, index, sindex, value, shadow)
 
@@ -357,6 +363,8 @@ def _format_step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
 
 def _call_builtin_step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
     index, argc = arg
+    if index in vm.panic_builtins:  # `assert.*`, `baml.sys.panic`: a panic site (`concolic.aiming`)
+        vm.reached_at((frame.fn.name, frame.pc - 1))
     args, shadows = _pop(frame, argc)
     value, shadow = builtin_models.call(vm, frame, vm.program.builtin_keys[index], vm.program.builtins[index],
                                         args, shadows)

@@ -1,0 +1,173 @@
+"""Aiming at panic sites whose operands are concrete (SAGE's check constraints, along the path).
+
+A division, an index or an assert whose operand is symbolic records a CHECK entry, and the
+search negates it like a branch ("this panics"). When the operands are concrete in a run (an
+index from a loop counter, a count of matching items, a value a built-in without a model
+returned), the path says nothing about the panic; but the operands' values were decided by
+the conditions the run passed before the site: the loop's exit test (one more or one fewer
+iteration), the branches that counted or accumulated. The trackers note where on the path
+each panic site ran (`RunTrace.reached`: the path length at its first and its latest
+execution). `PanicAims` turns a reach of a site that has not panicked yet into children that
+negate the entries just before it, nearest first, those in the site's own function before
+the others; a child that reaches the site again is aimed from there in turn (one more
+iteration each generation). A per-site budget bounds the children, and the flips bypass the
+revisit cap, which is meant for coverage.
+
+When the edge search is over (full coverage, or random rounds without progress) and sites
+remain that never panicked, the panic search spends its own budget (`Options.panic_runs`) on
+inputs that reached such a site, mutated, rarely reached sites first (directed fuzzing):
+an operand computed by a built-in the solver cannot follow (`int.parse` on a split part)
+changes only by changing the input around it.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ingot.symbolic.shadow import EntryKind, PathEntry
+
+if TYPE_CHECKING:
+    from ingot.concolic.explore import Explorer, Job, RunResult
+
+Site = tuple[str, int]  # (function, pc) of a panic site
+
+FLIPS_PER_SITE = 64  # children aimed at one site through the conditions before it, over the search
+FLIPS_PER_REACH = 5  # per reach (the closest and the latest execution in a run), nearest first
+REACHERS_PER_SITE = 16  # inputs kept per site (the closest to panicking) as seeds of the panic search
+# Below uncovered edges (50) and checks (40), above revisits (3): the closer a run came to
+# panicking at the site, the sooner its children run (best first, a hill climb on the distance).
+NEAREST_PRIORITY, FARTHEST_PRIORITY = 30, 6
+
+
+@dataclass
+class PanicAims:
+    """What the search knows of the panic sites it reached: plain data, saved with checkpoints."""
+
+    flips: dict[Site, int] = field(default_factory=dict)  # site -> children aimed at it via the path
+    tried: set[tuple[Site, int, int]] = field(default_factory=set)  # (site, path prefix key, goal id) queried
+    reach_runs: dict[Site, int] = field(default_factory=dict)  # site -> distinct paths that reached it
+    reachers: dict[Site, list[tuple[int, int, dict[str, Any]]]] = field(default_factory=dict)  # site -> (distance, order, input)
+    closest: dict[Site, int] = field(default_factory=dict)  # site -> least distance from panicking seen
+    # site -> negated conditions (expression ids) that led away from it: they guard the site
+    # rather than decide its operands, so no child is aimed at it through them again
+    guards: dict[Site, set[int]] = field(default_factory=dict)
+
+    def aimed(self) -> set[Site]:
+        """Sites aimed at through the conditions deciding their operands."""
+        return {s for s, n in self.flips.items() if n}
+
+    def note(self, run: RunResult, sites: set[Site]) -> None:
+        """Count the panic sites this (new) path reached and keep its input as a seed for them."""
+        for site, (_, _, distance, _) in run.trace.reached.items():
+            if site not in sites:
+                continue
+            n = self.reach_runs[site] = self.reach_runs.get(site, 0) + 1
+            seeds = self.reachers.setdefault(site, [])
+            seeds.append((distance, n, run.assignment))
+            seeds.sort(key=lambda s: (s[0], s[1]))
+            del seeds[REACHERS_PER_SITE:]
+
+    def targets(self, run: RunResult, pending: set[Site]) -> list[tuple[Site, int, int]]:
+        """(site, path position, priority) of each reach worth aiming from: sites still pending
+        (not panicked) with budget left, where the run came closest to panicking and at the
+        latest execution; the closer the run came, compared with every run before, the sooner."""
+        out: list[tuple[Site, int, int]] = []
+        for site, (_, last, distance, at) in run.trace.reached.items():
+            if site not in pending or self.flips.get(site, 0) >= FLIPS_PER_SITE:
+                continue
+            best = self.closest.get(site)
+            priority = max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance - (best is not None and distance > best))
+            self.closest[site] = distance if best is None else min(best, distance)
+            out.extend((site, p, priority) for p in dict.fromkeys((at, last)) if p > 0)
+        return out
+
+    def candidates(self, site: Site, own: int, path: list[PathEntry], prefixes: list[int], at: int) -> list[int]:
+        """Positions of the branch entries before `at` to negate, nearest first, those in the
+        site's own function (index `own`) before the others; each query (prefix, negated entry)
+        once per site."""
+        near: list[int] = []
+        far: list[int] = []
+        for k in range(min(at, len(path)) - 1, -1, -1):
+            entry = path[k]
+            guards = self.guards.get(site, ())
+            if entry.kind is not EntryKind.BRANCH or all(alt.cond.id in guards or (site, prefixes[k], alt.cond.id)
+                                                         in self.tried for alt in entry.alternatives):
+                continue
+            (near if entry.site[0] == own else far).append(k)
+            if len(near) >= FLIPS_PER_REACH:
+                break
+        return (near + far)[:FLIPS_PER_REACH]
+
+    def learn(self, reason: str, run: RunResult) -> None:
+        """A child aimed at a site through a branch did not reach the site: that branch guards it."""
+        if not reason.startswith("aim:") or " via " not in reason:
+            return
+        target, _, via = reason[4:].partition(" via ")
+        fn, _, pc = target.rpartition("@")
+        site = (fn, int(pc))
+        if site not in run.trace.reached:
+            self.guards.setdefault(site, set()).add(int(via))
+
+    def has_seeds(self, pending: set[Site]) -> bool:
+        return any(self.reachers.get(s) for s in pending)
+
+    def seed(self, rng: random.Random, pending: set[Site]) -> dict[str, Any] | None:
+        """An input that reached a pending site: the rarely reached sites, and those a run came
+        close to panicking at, more often (1 / (reaches x (1 + least distance)))."""
+        sites = sorted(s for s in pending if self.reachers.get(s))
+        if not sites:
+            return None
+        weights = [1.0 / (self.reach_runs.get(s, 1) * (1 + self.reachers[s][0][0])) for s in sites]
+        seeds = self.reachers[rng.choices(sites, weights)[0]]
+        return seeds[0 if rng.random() < 0.5 else rng.randrange(len(seeds))][2]  # often the closest
+
+    def state(self) -> dict[str, Any]:
+        return {"flips": dict(self.flips), "tried": set(self.tried), "reach_runs": dict(self.reach_runs),
+                "reachers": {k: list(v) for k, v in self.reachers.items()}, "closest": dict(self.closest),
+                "guards": {k: set(v) for k, v in self.guards.items()}}
+
+    @classmethod
+    def load(cls, state: dict[str, Any]) -> PanicAims:
+        return cls(dict(state["flips"]), set(state["tried"]), dict(state["reach_runs"]),
+                   {k: list(v) for k, v in state["reachers"].items()}, dict(state["closest"]),
+                   {k: set(v) for k, v in state["guards"].items()})
+
+
+def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Site], boost: int) -> None:
+    """Queue children that negate the conditions before each pending panic site the run reached."""
+    from ingot.concolic.explore import Job
+
+    aims: PanicAims = explorer.aims
+    aims.learn(job.reason, run)
+    path = run.trace.path
+    targets = aims.targets(run, pending)
+    if not targets:
+        return
+    prefixes = [0]  # a key per path prefix: equal keys, equal queries
+    for entry in path:
+        prefixes.append(hash((prefixes[-1], entry.observed.id)))
+    index_of = {f.name: f.index for f in explorer.view.bytecode.functions}
+    for site, at, priority in targets:
+        for k in aims.candidates(site, index_of[site[0]], path, prefixes, at):
+            if aims.flips.get(site, 0) >= FLIPS_PER_SITE:
+                break
+            entry = path[k]
+            # this path's own choice there is as good as queried: its children never flip back
+            aims.tried.add((site, prefixes[k], entry.observed.id))
+            for alt in entry.alternatives:
+                if (site, prefixes[k], alt.cond.id) in aims.tried or alt.cond.id in aims.guards.get(site, ()):
+                    continue
+                aims.tried.add((site, prefixes[k], alt.cond.id))
+                prefix = path[:k]
+                query = explorer.slice([p.observed for p in prefix], alt.cond)
+                result = explorer.solver.solve(query, explorer.domains(query))
+                if result.status != "sat" or result.model is None:
+                    if result.status == "unknown":
+                        explorer.limit("solver-unknown")
+                    continue
+                aims.flips[site] = aims.flips.get(site, 0) + 1
+                predicted = tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, alt.cond.id),)
+                child = {**run.assignment, **result.model}
+                explorer.push(Job(child, k + 1, predicted, f"aim:{site[0]}@{site[1]} via {alt.cond.id}", boost), priority)
