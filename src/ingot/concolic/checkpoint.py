@@ -37,16 +37,16 @@ import itertools
 import os
 import pickle
 import signal
-import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.aiming import PanicAims
+from ingot.files import write_atomic_bytes
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.solver import Result, SolverStats
 
@@ -148,19 +148,8 @@ class StateDir:
         payload = zlib.compress(pickle.dumps(data, protocol=5), 1)
         header = f"{FORMAT_VERSION} {len(payload)} {_digest(payload)}\n".encode()
         try:
-            fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".state-", suffix=".tmp")
+            write_atomic_bytes(self.file, MAGIC + header + payload, private=True, durable=True)
         except OSError as e:
-            raise StateError(f"cannot write the state to {self.path}: {e.strerror}") from None
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(MAGIC + header + payload)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.file)
-            _fsync_dir(self.path)
-        except OSError as e:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
             raise StateError(f"cannot write the state to {self.file}: {e.strerror}") from None
 
     def read(self) -> dict[str, Any]:
@@ -205,14 +194,23 @@ def stop_on_interrupt(explorer: Explorer) -> Iterator[None]:
     """Ctrl-C (SIGINT) asks `explorer` to stop at the end of the current generation, which
     saves its state; a second Ctrl-C raises `KeyboardInterrupt` at once (the last complete
     checkpoint stays). Outside the main thread nothing changes."""
+    with two_stage_interrupt(lambda: explorer.stop_requested, explorer.request_stop):
+        yield
+
+
+@contextlib.contextmanager
+def two_stage_interrupt(requested: Callable[[], bool], request: Callable[[], None]) -> Iterator[None]:
+    """While inside: the first SIGINT calls `request` (a stop at the next safe point), a later one,
+    once `requested()` holds, raises `KeyboardInterrupt`. Only the main thread can own a signal
+    handler; elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def interrupt(signum: int, frame: Any) -> None:
-        if explorer.stop_requested:
+        if requested():
             raise KeyboardInterrupt
-        explorer.request_stop()
+        request()
 
     previous = signal.signal(signal.SIGINT, interrupt)
     try:
@@ -354,20 +352,6 @@ def _source_differences(saved: Mapping[str, str], given: Mapping[str, str]) -> l
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    """Make the rename itself durable (where directories can be opened)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 @functools.cache

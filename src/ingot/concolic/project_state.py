@@ -20,7 +20,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,10 +29,10 @@ from ingot.concolic.checkpoint import (
     StateDir,
     StateError,
     _digest,
-    _fsync_dir,
     _ingot_version,
     _source_differences,
 )
+from ingot.files import write_atomic_bytes
 
 if TYPE_CHECKING:
     from ingot.concolic.explore import Options
@@ -143,17 +142,6 @@ def save_result(path: str | os.PathLike[str], function: str, data: dict[str, Any
 
 def write_atomically(file: Path, payload: bytes) -> None:
     try:
-        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}-", suffix=".tmp")
+        write_atomic_bytes(file, payload, private=True, durable=True)
     except OSError as e:
-        raise StateError(f"cannot write {file}: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, file)
-        _fsync_dir(file.parent)
-    except OSError as e:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise StateError(f"cannot write {file}: {e.strerror}") from None

@@ -24,6 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from ingot.concolic.checkpoint import two_stage_interrupt
 from ingot.concolic.project import FunctionJob, JobResult, lost, run_job, stop_when
 
 OnDone = Callable[[JobResult], None]
@@ -39,20 +40,8 @@ def stop_on_interrupt(stop: Any) -> Iterator[None]:
     """Ctrl-C (SIGINT) sets `stop`: running jobs stop at the end of their generation (saving
     their checkpoint), the others do not start. A second Ctrl-C raises `KeyboardInterrupt` at
     once. Outside the main thread nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
+    with two_stage_interrupt(stop.is_set, stop.set):
         yield
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-
-    previous = signal.signal(signal.SIGINT, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def run_here(jobs: Sequence[FunctionJob], on_done: OnDone | None = None) -> list[JobResult]:

@@ -24,8 +24,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ingot.coverage.lcov import current_umask, require_directory
+from ingot.coverage.lcov import require_directory
 from ingot.coverage.model import BranchCoverage, Coverage, FileCoverage
+from ingot.files import umask
 
 HEADER_PX = 96
 ROW_PX = 20
@@ -77,7 +78,7 @@ def write_html(coverage: Coverage, out: Path) -> None:
     require_directory(out.parent)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes it private; the site is for reading
+        os.chmod(tmp, 0o777 & ~umask())  # mkdtemp makes it private; the site is for reading
         for name, text in html_pages(coverage).items():
             (tmp / name).write_text(text, encoding="utf-8")
         (tmp / MARKER).write_text("written by ingot explore --html\n", encoding="utf-8")

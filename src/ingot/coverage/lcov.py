@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import errno
-import os
-import tempfile
 from pathlib import Path
 
 from ingot.coverage.model import Coverage, FileCoverage
+from ingot.files import write_atomic
 
 
 def lcov_text(coverage: Coverage, test_name: str = "") -> str:
@@ -44,21 +43,7 @@ def write_text_atomically(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file beside it: a failure leaves no partial file."""
     path = Path(path)
     require_directory(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes it private; the report is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def current_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    write_atomic(path, text)
 
 
 def require_directory(directory: Path) -> None:
