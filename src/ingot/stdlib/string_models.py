@@ -412,13 +412,19 @@ def int_parse_model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: li
     x = t.x
     well_formed, value = _signed_number(t, s)
     parses = x.and_(well_formed, x.le(x.const(INT_MIN), value), x.le(value, x.const(INT_MAX)))
+    result = _parse_checked(t, frame, fn, args, parses)
+    return result, value
+
+
+def _parse_checked(t: Tracker, frame: Any, fn: Fn, args: list[Any], parses: Expr) -> Any:
+    """Run a parse, recording whether it parsed as a ParseError check on `parses`."""
     try:
         result = fn(*args)
     except BaseException:
         t.check(frame, "ParseError", parses, False)
         raise
     t.check(frame, "ParseError", parses, True)
-    return result, value
+    return result
 
 
 _DECIMAL = so.seq(so.opt(so.SIGN), so.plus(so.DIGIT))
@@ -432,12 +438,7 @@ def float_parse_model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: 
         return fn(*args), None
     x = t.x
     parses = x.str_op(Op.IN_RE, s, value=so.FLOAT_SYNTAX)
-    try:
-        result = fn(*args)
-    except BaseException:
-        t.check(frame, "ParseError", parses, False)
-        raise
-    t.check(frame, "ParseError", parses, True)
+    result = _parse_checked(t, frame, fn, args, parses)
     if not so.matches(args[0], _DECIMAL):
         t.concretize(frame, shadows[0], args[0])
         return result, None
