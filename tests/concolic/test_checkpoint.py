@@ -201,9 +201,10 @@ def test_the_command_refuses_a_mismatch_and_damage_without_a_traceback(tmp_path:
     assert both.exit_code == 2 and "not both" in both.stderr
 
 
-# A program whose exploration takes a few seconds (thousands of runs over a cart of items).
-CART = ROOT / "bench" / "explore" / "apps" / "cart.baml"
-CART_ARGS = [str(CART), "CartTotal", "--json", "--seed", "0", "--max-runs", "1000"]
+# A search that takes several seconds and cannot end early: a retry loop counting against an input
+# number never reaches full coverage before its run budget (a faster one may end before Ctrl-C lands).
+SEARCH_PROGRAM = ROOT / "bench" / "explore" / "apps" / "retry_extract.baml"
+SEARCH_ARGS = [str(SEARCH_PROGRAM), "ReadInvoice", "--json", "--seed", "0", "--max-runs", "1500"]
 
 
 def ingot_explore(*args: str) -> subprocess.Popen[str]:
@@ -214,7 +215,7 @@ def ingot_explore(*args: str) -> subprocess.Popen[str]:
 
 def test_ctrl_c_saves_the_state_and_resume_finishes_with_the_uninterrupted_report(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    interrupted = ingot_explore(*CART_ARGS, "--state", str(state))
+    interrupted = ingot_explore(*SEARCH_ARGS, "--state", str(state))
     deadline = time.monotonic() + 120
     while not (state / checkpoint.STATE_FILE).exists():  # the first checkpoint
         assert interrupted.poll() is None, interrupted.communicate()
@@ -224,11 +225,11 @@ def test_ctrl_c_saves_the_state_and_resume_finishes_with_the_uninterrupted_repor
     out, err = interrupted.communicate(timeout=120)
     assert interrupted.returncode == 130, err
     partial = json.loads(out)
-    assert partial["stopped_by"] == "interrupted" and 0 < partial["runs"] < 1000
+    assert partial["stopped_by"] == "interrupted" and 0 < partial["runs"] < 1500
     assert f"--resume {state}" in err and "Traceback" not in err
 
-    uninterrupted = ingot_explore(*CART_ARGS)
-    resumed = ingot_explore(*CART_ARGS, "--resume", str(state))
+    uninterrupted = ingot_explore(*SEARCH_ARGS)
+    resumed = ingot_explore(*SEARCH_ARGS, "--resume", str(state))
     expected, resumed_out = uninterrupted.communicate(timeout=300)[0], resumed.communicate(timeout=300)[0]
     assert uninterrupted.returncode == 0 and resumed.returncode == 0
     assert json.loads(resumed_out) == json.loads(expected)
