@@ -113,9 +113,9 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         self.depth = depth
         self.block_end = {b: (all_leaders[i + 1] if i + 1 < len(all_leaders) else len(self.code))
                           for i, b in enumerate(all_leaders)}
+        self.lists = self.list_slots(depth)
         self.kinds = self.infer_kinds(depth)
         self.nonneg = self.nonneg_slots(depth, self.kinds)
-        self.lists = self.list_slots(depth, self.kinds)
         self.below = self.below_max(self.kinds)
         code = self.code
         loads: dict[int, int] = {}
@@ -615,7 +615,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                     self.out(f"try: {t} = {B}[{Ix}]" if sign else
                              f"try: {t} = {B}[{Ix}] if {Ix} >= 0 else _read_index({B}, {Ix})")
                     self.out(f"except IndexError: {t} = _read_index({B}, {Ix})")
-                    push_result(t)
+                    push_result(t, self.elem_kinds.get(b_.slot, "") if b_.slot is not None else "")
                     pc += 1
                     continue
                 ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
