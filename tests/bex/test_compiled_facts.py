@@ -6,12 +6,15 @@ programs where it must not be used (the test stays), and every program runs on b
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import ingot
 from ingot.bex.compiled import CompiledVM, source_of
 from ingot.bex.vm import VM
 from ingot.runtime.errors import BamlError
+from ingot.runtime.values import INT_MAX
 
 
 def outcome(vm_class: type[VM], program: ingot.Program, *args: object) -> object:
@@ -84,3 +87,91 @@ def test_arrays_that_may_hold_other_values_keep_their_tests(source: str) -> None
     assert "_eq(" in source_of(ingot.load_source(source).bex)
     assert agree(source, 1) == ("ok", False)
     agree(source, 0)
+
+
+# -- int ranges: what a dominating branch, a store or an array access proves about an int
+
+INT_MIN = -INT_MAX - 1
+# `not (n < 2)` dominates `n - 1` and `n - 2`: they cannot overflow
+DOMINATED = """
+function F(n: int) -> int {
+  if (n < 2) { return n; }
+  (n - 1) + (n - 2)
+}
+"""
+# the bound holds on the other branch only: `n - 2` here can overflow
+OTHER_BRANCH = """
+function F(n: int) -> int {
+  if (n < 2) { return n - 2; }
+  n
+}
+"""
+# `m >= 2` (and so `n >= 2`, its copy) holds, but a store replaces it: `m - 2` can overflow
+KILLED = """
+function F(n: int) -> int {
+  let m = n;
+  if (m >= 2) {
+    m = 0 - n;
+    return m - 2;
+  }
+  0
+}
+"""
+# a step of two under `i < n`: `i + 2` can overflow (the test proves only `i + 1` safe)
+STEP_TWO = """
+function F(n: int) -> int {
+  let i = n - 3;
+  while (i < n) { i += 2; }
+  i
+}
+"""
+# a map read does not bound its key: `k + 1` keeps its test
+MAP_KEY = """
+function F(n: int) -> int {
+  let m: map<int, int> = {};
+  m[n] = 1;
+  let k = n;
+  let v = m[k];
+  k + v
+}
+"""
+# an array read bounds its index: `j + 1` needs no test
+ARRAY_INDEX = """
+function F(n: int) -> int {
+  let xs: int[] = [4, 5, 6];
+  let j = n;
+  let v = xs[j];
+  j + 1 + v
+}
+"""
+EDGES = [INT_MIN, INT_MIN + 1, INT_MIN + 2, -3, -1, 0, 1, 2, 3, INT_MAX - 2, INT_MAX - 1, INT_MAX]
+
+
+def test_a_dominating_branch_drops_the_overflow_tests_it_rules_out() -> None:
+    text = source_of(ingot.load_source(DOMINATED).bex)
+    assert "_sub(" not in text and "_add(" in text  # (the sum of the two is not bounded)
+    # `j + 1` after `xs[j]`: no guard (the sum with the element keeps its test)
+    text = source_of(ingot.load_source(ARRAY_INDEX).bex)
+    assert re.search(r"^ *s\d+ = l\d+ \+ 1$", text, re.M) and "<= 4611686018427387902" not in text
+
+
+@pytest.mark.parametrize("source", [OTHER_BRANCH, KILLED, STEP_TWO, MAP_KEY],
+                         ids=["other-branch", "killed", "step-two", "map-key"])
+def test_where_no_fact_holds_the_test_stays(source: str) -> None:
+    text = source_of(ingot.load_source(source).bex)
+    assert "_sub(" in text or "_add(" in text
+
+
+@pytest.mark.parametrize("source", [DOMINATED, OTHER_BRANCH, KILLED, STEP_TWO, MAP_KEY, ARRAY_INDEX],
+                         ids=["dominated", "other-branch", "killed", "step-two", "map-key", "array-index"])
+@pytest.mark.parametrize("n", EDGES)
+def test_both_tiers_agree_at_the_edges(source: str, n: int) -> None:
+    if source is STEP_TWO and n < INT_MAX - 10:
+        n = INT_MAX - (n % 5)  # (near the top, where the loop ends or overflows at once)
+    agree(source, n)
+
+
+@pytest.mark.parametrize(("source", "n"), [(OTHER_BRANCH, INT_MIN), (KILLED, INT_MAX), (STEP_TWO, INT_MAX),
+                                           (MAP_KEY, INT_MAX)])
+def test_the_overflow_still_panics(source: str, n: int) -> None:
+    assert agree(source, n)[:2] == ("error", "IntegerOverflow")

@@ -24,6 +24,7 @@ from ingot.bex.compiled.operands import (
     inline_builtin,
     literal,
 )
+from ingot.bex.compiled.ranges import FULL, LENGTH, Interval, IntRanges, arith, clip, fits, quotient
 from ingot.bex.compiled.steps import StepCounting
 from ingot.bex.opcodes import OPCODES, Kind, Op
 from ingot.bex.program import BexFunction
@@ -38,19 +39,23 @@ _LIM = INT_MAX + 1
 class _Entry:
     """A value on the translation-time stack: a Python expression and what it is known to be."""
 
-    __slots__ = ("expr", "slot", "kind", "value", "nonneg", "bounded")
+    __slots__ = ("expr", "slot", "kind", "value", "range")
 
     def __init__(self, expr: str, slot: int | None = None, kind: str = "", value: int | None = None,
-                 nonneg: bool = False, bounded: bool = False) -> None:
+                 range: Interval = FULL) -> None:
         self.expr = expr
         self.slot = slot  # the local it reads (deferred load), if any
         self.kind = kind  # "int" / "str" / "bool" / "none" / "other" for constants, "bool" for tests
         self.value = value  # an int constant's value
-        self.nonneg = nonneg  # an int known to be >= 0
-        self.bounded = bounded  # an int known to be below the maximum (`+ 1` cannot overflow)
+        self.range = (value, value) if value is not None else range  # an int's bounds (`ranges`)
+
+    @property
+    def nonneg(self) -> bool:
+        """An int known to be >= 0."""
+        return self.kind == "int" and self.range[0] >= 0
 
 
-class FunctionTranslator(ControlFlow, KindInference, StepCounting):
+class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting):
     # Counted loops become `for ... in range(...)` (`cfg.counted_loop`); this class's `block`
     # leaves out their header's test and step. A variant with a `block` of its own keeps the
     # plain loops unless it says it honours that too (`__init_subclass__`).
@@ -116,7 +121,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         self.lists = self.list_slots(depth)
         self.kinds = self.infer_kinds(depth)
         self.nonneg = self.nonneg_slots(depth, self.kinds)
-        self.below = self.below_max(self.kinds)
+        self.ranges = self.int_ranges(self.kinds)
         code = self.code
         loads: dict[int, int] = {}
         for op, arg in code:
@@ -341,10 +346,10 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         for i, e in enumerate(stack):
             if e.slot is not None and (slot is None or e.slot == slot):
                 self.out(f"s{i} = {e.expr}")
-                stack[i] = _Entry(f"s{i}", kind=e.kind)
+                stack[i] = _Entry(f"s{i}", kind=e.kind, range=e.range)
             elif slot is None and e.expr != f"s{i}":
                 self.out(f"s{i} = {e.expr}")
-                stack[i] = _Entry(f"s{i}", kind=e.kind)
+                stack[i] = _Entry(f"s{i}", kind=e.kind, range=e.range)
 
     def assign(self, target: str, expr: str, stack: list[_Entry]) -> None:
         if target == "_c":  # fused into the branch that follows
@@ -357,11 +362,20 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         """The range test of `a op b` (binding `_t`): one bound when a non-negative operand rules
         out the other (ints are in range, so `a + b >= a >= INT_MIN` when `b >= 0`)."""
         t = f"(_t := {a.expr} {OP_SYMBOL[op]} {b.expr})"
-        if op == Op.ADD and (a.nonneg or b.nonneg) or op == Op.SUB and a.nonneg:
+        lo, hi = arith(op, a.range, b.range)  # (FULL for what is not known to be an int)
+        if lo >= INT_MIN:
             return f"{t} < {_LIM}"
-        if op == Op.SUB and b.nonneg:
+        if hi <= INT_MAX:
             return f"{t} >= {-_LIM}"
         return f"{-_LIM} <= {t} < {_LIM}"
+
+    @staticmethod
+    def index_in_bounds(index: _Entry, facts: dict[int, Interval]) -> None:
+        """After an array access with a local's value: it did not panic, so the index is in
+        `[-len, len)` (both bounds strictly inside the int range)."""
+        if index.slot is not None:
+            lo, hi = facts.get(index.slot, index.range)
+            facts[index.slot] = (max(lo, INT_MIN + 1), min(hi, INT_MAX - 1))
 
     def fusable(self, pc: int, end: int) -> bool:
         """A test whose result is stored, loaded once and branched on: `if not (a < b)`."""
@@ -372,7 +386,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         """Emit one block's code; return how it exits: ("goto", "tick" or ""), ("cond", test) or None."""
         fn, code, mod = self.fn, self.code, self.mod
         stack: list[_Entry] = [_Entry(f"s{i}") for i in range(depth)]
-        below = set(self.below.get(start, ()))  # locals below the int maximum here (`below_max`)
+        facts = dict(self.ranges.get(start, {}))  # int locals' ranges here (`ranges`), kept up to date
         fx = fn.index
         pc = start
         skip = 0
@@ -398,17 +412,23 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                     self.flush(keep, slot)
                     stack[:len(keep)] = keep
                     skip = 1
-                    below.discard(slot)
+                    facts.pop(slot, None)
                     return f"l{slot}"
                 return d_
 
-            def push_result(target: str, kind: str = "") -> None:
-                if not target.startswith("l") and target != "_c":
-                    stack.append(_Entry(target, kind=kind))
+            def push_result(target: str, kind: str = "", range: Interval = FULL) -> None:
+                if target.startswith("l"):
+                    if kind == "int" and range != FULL and self.kinds.get(int(target[1:])) == "int":
+                        facts[int(target[1:])] = range
+                elif target != "_c":
+                    stack.append(_Entry(target, kind=kind, range=range if kind == "int" else FULL))
 
             if op == Op.LOAD_LOCAL:
                 kind = self.kinds.get(arg) or ("list" if arg in self.lists else "")
-                stack.append(_Entry(f"l{arg}", slot=arg, kind=kind, nonneg=arg in self.nonneg, bounded=arg in below))
+                lo, hi = facts.get(arg, FULL) if kind == "int" else FULL
+                if arg in self.nonneg:
+                    lo = max(lo, 0)
+                stack.append(_Entry(f"l{arg}", slot=arg, kind=kind, range=(lo, hi)))
             elif op == Op.LOAD_CONST:
                 value = fn.consts[arg]
                 lit = literal(value)
@@ -419,12 +439,14 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 stack.append(_Entry(lit, kind=kind, value=value if kind == "int" else None))
             elif op == Op.STORE_LOCAL and pc in self.forward:
                 # a temporary read once, right here: it stays on the stack
-                below.discard(arg)
+                facts.pop(arg, None)
                 stack[-1].kind = stack[-1].kind or self.kinds.get(arg, "")
                 skip = 1
             elif op == Op.STORE_LOCAL:
                 v = stack.pop()
-                below.discard(arg)
+                facts.pop(arg, None)
+                if v.kind == "int" and v.range != FULL and self.kinds.get(arg) == "int":
+                    facts[arg] = v.range
                 self.flush(stack, arg)
                 if v.expr != f"l{arg}" and arg in self.read:  # (stack entries are side-effect free)
                     self.out(f"l{arg} = {v.expr}")
@@ -470,9 +492,10 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                     push_result(t, "float" if a.kind == b.kind == "float" else "")
                     pc += 1
                     continue
-                if b.value == 1 and a.kind == "int" and (a.bounded if op == Op.ADD else op == Op.SUB and a.nonneg):
-                    self.out(f"{t} = {A} {sym} 1")  # a counter below the maximum, or a non-negative one
-                    push_result(t, "int")
+                exact = arith(Op(op), a.range, b.range)
+                if a.kind == b.kind == "int" and fits(exact):
+                    self.out(f"{t} = {A} {sym} {B}")  # the operands' ranges rule out an overflow
+                    push_result(t, "int", exact)
                     pc += 1
                     continue
                 if b.value is not None and op != Op.MUL and abs(b.value) < 1 << 40:
@@ -500,7 +523,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 self.indent += 1
                 self.out(f"{t} = {slow}({A}, {B})")
                 self.indent -= 1
-                push_result(t, "int" if a.kind == b.kind == "int" else "")
+                push_result(t, *(("int", clip(*exact)) if a.kind == b.kind == "int" else ("",)))
             elif op in (Op.DIV, Op.MOD):
                 b, a = stack[-1], stack[-2]
                 t = result_dest(2)
@@ -508,15 +531,15 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 A, B = a.expr, b.expr
                 sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
                 checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                if not (a.nonneg or a.value is not None and a.value >= 0):
+                if not a.nonneg:
                     checks.append(f"{A} >= 0")
-                if not (b.value is not None and b.value > 0):
+                if not (b.kind == "int" and b.range[0] > 0):
                     checks.append(f"{B} > 0")
                 if checks:
                     self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
                 else:  # Python's // and % are BAML's on these operands
                     self.out(f"{t} = {A} {sym} {B}")
-                push_result(t, "int" if a.kind == b.kind == "int" else "")
+                push_result(t, *(("int", quotient(Op(op), a.range, b.range)) if a.kind == b.kind == "int" else ("",)))
             elif op in (Op.LT, Op.LE, Op.GT, Op.GE):
                 b, a = stack[-1], stack[-2]
                 t = "_c" if self.fusable(pc, end) else result_dest(2)
@@ -611,8 +634,8 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 del stack[-2:]
                 B, Ix = b_.expr, i_.expr
                 if b_.kind == "list" and i_.kind == "int":  # Python's IndexError is the bounds test
-                    sign = i_.nonneg or i_.value is not None and i_.value >= 0
-                    self.out(f"try: {t} = {B}[{Ix}]" if sign else
+                    self.index_in_bounds(i_, facts)
+                    self.out(f"try: {t} = {B}[{Ix}]" if i_.nonneg else
                              f"try: {t} = {B}[{Ix}] if {Ix} >= 0 else _read_index({B}, {Ix})")
                     self.out(f"except IndexError: {t} = _read_index({B}, {Ix})")
                     push_result(t, self.elem_kinds.get(b_.slot, "") if b_.slot is not None else "")
@@ -628,10 +651,15 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 b_ = stack.pop()
                 B, Ix = b_.expr, i_.expr
                 if b_.kind == "list" and i_.kind == "int":  # Python's IndexError is the bounds test
-                    self.out(f"if {Ix} >= 0:")
-                    self.out(f"    try: {B}[{Ix}] = {v.expr}")
-                    self.out(f"    except IndexError: _write_index({B}, {Ix}, {v.expr})")
-                    self.out(f"else: _write_index({B}, {Ix}, {v.expr})")
+                    self.index_in_bounds(i_, facts)
+                    if i_.nonneg:
+                        self.out(f"try: {B}[{Ix}] = {v.expr}")
+                        self.out(f"except IndexError: _write_index({B}, {Ix}, {v.expr})")
+                    else:
+                        self.out(f"if {Ix} >= 0:")
+                        self.out(f"    try: {B}[{Ix}] = {v.expr}")
+                        self.out(f"    except IndexError: _write_index({B}, {Ix}, {v.expr})")
+                        self.out(f"else: _write_index({B}, {Ix}, {v.expr})")
                     pc += 1
                     continue
                 ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
@@ -642,7 +670,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 t = result_dest(1)
                 stack.pop()
                 self.out(f"{t} = len({a.expr})")
-                push_result(t, "int")
+                push_result(t, "int", LENGTH)
             elif op == Op.MAKE_ARRAY:
                 items = [e.expr for e in stack[len(stack) - arg:]] if arg else []
                 t = result_dest(arg)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ingot.bex.opcodes import ENDS_BLOCK, OPCODES, Kind, Op
+from ingot.bex.opcodes import OPCODES, Kind, Op
 from ingot.stdlib import REGISTRY, BuiltinSpec
 
 if TYPE_CHECKING:
@@ -219,76 +219,6 @@ class KindInference:
                     chosen.discard(s_)
                     changed = True
         return chosen
-
-    def below_max(self, kinds: dict[int, str]) -> dict[int, frozenset[int]]:
-        """Per block start: the int locals known to be below the int maximum (so `+ 1` cannot overflow).
-
-        A must-analysis over the blocks: the fall-through edge of a branch on `s < X` (or
-        `X > s`) with `X` an int gives `s` the fact (`X` is at most the maximum, whatever
-        happens to it later); a store into `s` kills it; facts meet by intersection, and the
-        entry and handler targets start with none. This is what lets a counting loop's
-        increment run without its overflow test.
-        """
-        n = len(self.code)
-        starts = sorted(self.block_end)
-        everything = frozenset(s_ for s_, k in kinds.items() if k == "int")
-        entry = {0} | {h.target for h in self.fn.handlers}
-        facts: dict[int, frozenset[int]] = {b: (frozenset() if b in entry else everything) for b in starts}
-        changed = True
-        while changed:
-            changed = False
-            for b in starts:
-                for target, out in self.bounded_exits(b, facts[b], kinds, n):
-                    if target in facts and not facts[target] <= out:
-                        facts[target] = facts[target] & out
-                        changed = True
-        return facts
-
-    def bounded_exits(self, b: int, facts: frozenset[int], kinds: dict[int, str],
-                      n: int) -> list[tuple[int, frozenset[int]]]:
-        """The facts `below_max` passes along each edge out of block `b`."""
-        code = self.code
-        live = set(facts)
-        stack: list[Any] = []
-        temps: dict[int, Any] = {}  # a test stored into a temporary, then loaded for the branch
-        out: list[tuple[int, frozenset[int]]] = []
-        for pc in range(b, self.block_end[b]):
-            op, arg = code[pc]
-            pops = self.pops(op, arg)
-            args = stack[len(stack) - pops:] if pops else []
-            if pops:
-                del stack[len(stack) - pops:]
-            value: Any = None
-            if op == Op.LOAD_LOCAL:
-                value = temps.get(arg, ("slot", arg))
-            elif op == Op.LOAD_CONST:
-                v = self.fn.consts[arg]
-                value = ("int",) if type(v) is int else None
-            elif op in (Op.LT, Op.GT):
-                small, big = args if op == Op.LT else reversed(args)
-                if small and small[0] == "slot" and big and (big[0] == "int" or
-                                                             big[0] == "slot" and kinds.get(big[1]) == "int"):
-                    value = ("below", small[1])
-            elif op == Op.STORE_LOCAL:
-                live.discard(arg)
-                temps = {t: v for t, v in temps.items() if v[1] != arg and t != arg}
-                if args[0] and args[0][0] == "below":
-                    temps[arg] = args[0]
-            elif op == Op.JUMP:
-                out.append((arg, frozenset(live)))
-            elif op == Op.POP_JUMP_IF_FALSE:
-                out.append((arg, frozenset(live)))
-                holds = {args[0][1]} if args[0] and args[0][0] == "below" else set()
-                out.append((pc + 1, frozenset(live | holds)))  # (falling through: the test held)
-            elif op == Op.SWITCH:
-                table, otherwise = self.fn.switch_tables[arg]
-                out.extend((t, frozenset(live)) for t in [*table.values(), otherwise])
-            if OPCODES[op].pushes:
-                stack.append(value)
-        last = code[self.block_end[b] - 1][0]
-        if last not in ENDS_BLOCK and last != Op.POP_JUMP_IF_FALSE and self.block_end[b] < n:
-            out.append((self.block_end[b], frozenset(live)))
-        return out
 
     def sign_of(self, op: Op, arg: Any, args: list[Any]) -> Any:
         """"nn" (never negative), ("slot", k), ("all", operands) (when they all are) or None."""
