@@ -45,6 +45,7 @@ class KindInference:
     code: list[tuple[Op, Any]]
     mod: Translation
     block_end: dict[int, int]
+    lists: set[int]  # (`list_slots`, found before the kinds)
 
     def pops(self, op: Op, arg: Any) -> int:
         raise NotImplementedError
