@@ -175,3 +175,46 @@ def test_both_tiers_agree_at_the_edges(source: str, n: int) -> None:
                                            (MAP_KEY, INT_MAX)])
 def test_the_overflow_still_panics(source: str, n: int) -> None:
     assert agree(source, n)[:2] == ("error", "IntegerOverflow")
+
+
+# -- sums in a counted loop: one copy without their overflow tests, taken when a test at the
+# loop's entry shows that no round can overflow, and the checked copy otherwise
+
+SUMS = """
+function F(n: int, start: int) -> int {
+  let s = start;
+  let t = 0;
+  for (let i = 0; i < n; i += 1) {
+    if (i % 2 == 0) { s += i; } else { s -= 3; }
+    t += 1;
+  }
+  s + t
+}
+"""
+# `s` is also multiplied: it is no sum, and its `+ i` keeps its test in the only copy
+NOT_A_SUM = """
+function F(n: int, start: int) -> int {
+  let s = start;
+  for (let i = 0; i < n; i += 1) { s += i; s = s * 1; }
+  s
+}
+"""
+
+
+def test_a_loop_with_sums_has_a_copy_without_their_tests() -> None:
+    text = source_of(ingot.load_source(SUMS).bex)
+    assert text.count("for l") == 2 and re.search(r"^ *l\d+ = l\d+ \+ l\d+$", text, re.M)
+    assert "_add(" in text and "_sub(" in text  # (the checked copy)
+    assert source_of(ingot.load_source(NOT_A_SUM).bex).count("for l") == 1
+
+
+@pytest.mark.parametrize(("n", "start"), [(0, 0), (10, 0), (1000, -5), (10, INT_MAX - 5), (10, INT_MIN + 5),
+                                          (10, INT_MAX), (10, INT_MIN), (3, INT_MAX - 2), (2, INT_MIN + 3)])
+@pytest.mark.parametrize("source", [SUMS, NOT_A_SUM], ids=["sums", "not-a-sum"])
+def test_sums_overflow_where_the_interpreter_does(source: str, n: int, start: int) -> None:
+    agree(source, n, start)
+
+
+def test_a_sum_that_overflows_panics_on_the_checked_copy() -> None:
+    assert agree(SUMS, 10, INT_MAX - 5)[:2] == ("error", "IntegerOverflow")
+    assert agree(SUMS, 10, INT_MIN + 1)[:2] == ("error", "IntegerOverflow")

@@ -61,11 +61,16 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
     # leaves out their header's test and step. A variant with a `block` of its own keeps the
     # plain loops unless it says it honours that too (`__init_subclass__`).
     COUNTED_LOOPS = True
+    # Innermost counted loops with sums are written twice (`ArmLayout.versioned`); only this
+    # class's `block` writes the copy without the sums' tests.
+    VERSIONED_LOOPS = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "block" in cls.__dict__ and "COUNTED_LOOPS" not in cls.__dict__:
             cls.COUNTED_LOOPS = False
+        if "block" in cls.__dict__:
+            cls.VERSIONED_LOOPS = False
 
     def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
@@ -376,9 +381,10 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                     pc += 1
                     continue
                 exact = arith(Op(op), a.range, b.range)
-                if a.kind == b.kind == "int" and fits(exact):
-                    self.out(f"{t} = {A} {sym} {B}")  # the operands' ranges rule out an overflow
-                    push_result(t, "int", exact)
+                if a.kind == b.kind == "int" and (fits(exact) or pc in self.unchecked):
+                    # the operands' ranges rule out an overflow, or the loop's version test does
+                    self.out(f"{t} = {A} {sym} {B}")
+                    push_result(t, "int", clip(*exact))
                     pc += 1
                     continue
                 if b.value is not None and op != Op.MUL and abs(b.value) < 1 << 40:
