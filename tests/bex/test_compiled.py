@@ -107,6 +107,18 @@ def test_stack_overflow_at_exactly_the_interpreters_depth() -> None:
                     outcome(VM, program, "Down", [n], max_depth=100))
 
 
+FIB = "function Fib(n: int) -> int {\n  if (n < 2) { return n; }\n  Fib(n - 1) + Fib(n - 2)\n}\n"
+
+
+def test_two_calls_in_one_block_overflow_the_stack_where_the_interpreter_does() -> None:
+    # the generated code tests the depth once per block: the first call of the block is the one
+    # that would go too deep (`d` is the same for the second)
+    program = ingot.load(FIB)
+    for n, depth in ((6, 5), (6, 6), (6, 7), (12, 11), (12, 12)):
+        assert same(outcome(CompiledVM, program, "Fib", [n], max_depth=depth),
+                    outcome(VM, program, "Fib", [n], max_depth=depth))
+
+
 def test_stack_overflow_is_catchable_like_in_the_interpreter() -> None:
     src = DOWN + """
 function Safe(n: int) -> int {

@@ -278,6 +278,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
         fx = fn.index
         pc = start
         skip = 0
+        depth_checked = False  # a call earlier in the block tested `d` against the maximum depth
         while pc < end:
             op, arg = code[pc]
             self.pc = pc
@@ -293,13 +294,18 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 nonlocal skip
                 d_ = f"s{len(stack) - npop}"
                 if nxt < end and nxt not in self.leader_set and code[nxt][0] == Op.STORE_LOCAL:
-                    if nxt in self.forward:
-                        return d_
+                    stores = 1
+                    if nxt in self.forward:  # a temporary read once right away: into the local it goes to?
+                        after = nxt + 2
+                        if not (after < end and after not in self.leader_set and after not in self.forward
+                                and code[after][0] == Op.STORE_LOCAL and code[after][1] != code[nxt][1]):
+                            return d_
+                        nxt, stores = after, 3
                     slot = code[nxt][1]
                     keep = stack[:len(stack) - npop]
                     self.flush(keep, slot)
                     stack[:len(keep)] = keep
-                    skip = 1
+                    skip = stores
                     facts.pop(slot, None)
                     return f"l{slot}"
                 return d_
@@ -638,7 +644,9 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                     self.out(f"{t} = _call_external({name}, [{', '.join(args)}])")
                     self.reload_steps()
                 else:
-                    self.out("if d >= MAXD: raise _overflow()")
+                    if not depth_checked:  # (`d` is the same for every call of this block)
+                        self.out("if d >= MAXD: raise _overflow()")
+                        depth_checked = True
                     if mod.budget:
                         self.call_tick()
                     self.out(f"{t} = f{index}(d + 1, (){''.join(', ' + x for x in args)})")
