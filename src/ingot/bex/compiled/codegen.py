@@ -146,10 +146,29 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
 
     def prologue(self) -> None:
         fn = self.fn
-        others = [f"l{i}" for i in range(fn.arity + 1, fn.n_locals) if i in self.read]
-        self.out(" = ".join(["l0", *others, "None"]))
+        first = self.stored_first()
+        unset = [f"l{i}" for i in [0, *range(fn.arity + 1, fn.n_locals)] if i not in first and (i == 0 or i in self.read)]
+        if unset:
+            self.out(" = ".join([*unset, "None"]))
         for slot in fn.cell_params:
             self.out(f"l{slot} = Cell(l{slot})")
+
+    def stored_first(self) -> set[int]:
+        """Locals every read of which follows a store into them in the same block: they need no
+        `None` before the body (every other read local gets one, as the interpreter's slots)."""
+        pinned = {arg for op, arg in self.code if op in (Op.LOAD_DEREF, Op.LOAD_CELL, Op.CARRY_CELL,
+                                                         Op.STORE_DEREF, Op.NEW_CELL)}
+        pinned |= {h.slot for h in self.fn.handlers} | set(self.fn.cell_params)
+        stored: set[int] = set()
+        unsafe: set[int] = set(pinned)
+        for pc, (op, arg) in enumerate(self.code):
+            if pc in self.leader_set:
+                stored = set()
+            if op == Op.STORE_LOCAL:
+                stored.add(arg)
+            elif op == Op.LOAD_LOCAL and arg not in stored:
+                unsafe.add(arg)
+        return {k for k in range(self.fn.n_locals) if k not in unsafe}
 
     def on_catch(self, handler: Any) -> None:
         """Code after a handler stored the caught value (variants reset what they shadow)."""
