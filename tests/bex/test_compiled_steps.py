@@ -124,3 +124,28 @@ def test_every_budget_stops_where_the_interpreter_stops(program: ingot.Program, 
         expected = outcome(VM, program, fn, n, max_steps=budget)
         assert outcome(CompiledVM, program, fn, n, max_steps=budget) == expected, budget
         assert outcome(CompiledVM, program, fn, n, max_steps=budget, timeout=60.0) == expected, budget
+
+
+# A counted loop's two steps per round (the body's jump back, then the step's) are one test
+# in the generated code; a budget that runs out at either must still stop there (same count, panic, trace).
+TWO_LINES = """
+function Lines(n: int) -> int {
+  let s = 0;
+  for (let i = 0;
+       i < n;
+       i += 1) {
+    s += i;
+    if (s > 1000) { s = 0; }
+  }
+  s
+}
+"""
+
+
+def test_a_budget_ends_on_either_step_of_a_counted_loops_round() -> None:
+    program = ingot.load_source(TWO_LINES)
+    assert "(_r := _r - 2)" in source_of(program.bex, True)
+    total = outcome(VM, program, "Lines", 6, max_steps=10**9)[-1]
+    for budget in range(total + 2):
+        expected = outcome(VM, program, "Lines", 6, max_steps=budget)
+        assert outcome(CompiledVM, program, "Lines", 6, max_steps=budget) == expected, budget

@@ -170,14 +170,23 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 unsafe.add(arg)
         return {k for k in range(self.fn.n_locals) if k not in unsafe}
 
+    pending_tick: int | None = None  # a backward jump's tick left to the counted loop's step that follows
+
     def on_catch(self, handler: Any) -> None:
         """Code after a handler stored the caught value (variants reset what they shadow)."""
 
     def body(self, b: int, level: int) -> None:
         """One block's code, then its exit; inlined successors follow in place."""
         if b in self.steps_of:  # a counted loop's `i = i + 1`: the `for` steps
+            first, self.pending_tick = self.pending_tick, None
             self.pc = last = self.block_end[b] - 1
             if self.mod.budget and self.code[last][1] <= last:
+                if first is not None:
+                    self.double_tick(first, last)
+                else:
+                    self.tick()
+            elif first is not None:
+                self.pc = first
                 self.tick()
             self.out("continue")
             return
@@ -219,7 +228,12 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 copy = (not inline and h is None and not self.structured and target in self.dup
                         and target not in self.path and len(self.path) < 4)
                 if (inline or copy) and test == "tick" and self.mod.budget and target <= last:
-                    self.tick()  # a backward JUMP ticks even when its target's code follows in place
+                    # a backward JUMP ticks even when its target's code follows in place (into a
+                    # counted loop's step, which ticks too, as one test: `double_tick`)
+                    if inline and h is None and target in self.steps_of and self.local_steps:
+                        self.pending_tick = self.pc
+                    else:
+                        self.tick()
                 if inline:
                     follow = target
                 elif copy:

@@ -37,6 +37,8 @@ class StepCounting:
 
     fn: BexFunction
     mod: Translation
+    pc: int
+    indent: int
     # A step in the global count, for functions without loops (and translator variants that
     # count elsewhere: they override TICK and set STEP_GLOBALS False).
     TICK = "_steps += 1; _steps < _NEXT or _check()"
@@ -53,6 +55,19 @@ class StepCounting:
     def tick(self) -> None:
         """A backward jump's step."""
         self.out(_LOCAL_TICK if self.local_steps else self.TICK)
+
+    def double_tick(self, first: int, second: int) -> None:
+        """Two steps in a row (the backward jumps at `first` and at `second`: a loop body's end,
+        then a counted loop's step) as one test while neither reaches the check, else each in
+        turn exactly as `tick` makes it (each slow path on its own instruction's line)."""
+        self.pc = first
+        self.out("if (_r := _r - 2) <= 0:")
+        self.indent += 1
+        self.out("_r += 1")
+        self.out("if _r <= 0: _steps += _b - _r; _b = _r; _check(); _r = _b = _NEXT - _steps")
+        self.pc = second
+        self.out(_LOCAL_TICK)
+        self.indent -= 1
 
     def call_tick(self) -> None:
         """A BAML call's step, made in the caller before the call (`reload_steps` after it)."""
