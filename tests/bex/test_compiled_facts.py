@@ -218,3 +218,27 @@ def test_sums_overflow_where_the_interpreter_does(source: str, n: int, start: in
 def test_a_sum_that_overflows_panics_on_the_checked_copy() -> None:
     assert agree(SUMS, 10, INT_MAX - 5)[:2] == ("error", "IntegerOverflow")
     assert agree(SUMS, 10, INT_MIN + 1)[:2] == ("error", "IntegerOverflow")
+
+
+# -- a float literal in an order test is no NaN: half of BAML's NaN handling goes, NaN still sorts last
+
+FLOAT_ORDER = """
+function F(x: float) -> int {
+  let r = 0;
+  if (x > 1.5) { r += 1; }
+  if (x >= 1.5) { r += 2; }
+  if (x < 1.5) { r += 4; }
+  if (x <= 1.5) { r += 8; }
+  if (1.5 > x) { r += 16; }
+  if (1.5 >= x) { r += 32; }
+  if (1.5 < x) { r += 64; }
+  if (1.5 <= x) { r += 128; }
+  r
+}
+"""
+
+
+@pytest.mark.parametrize("x", [float("nan"), 1.5, 0.0, -0.0, 2.0, float("inf"), float("-inf")])
+def test_order_against_a_float_literal_matches_the_interpreter(x: float) -> None:
+    assert "1.5 == 1.5" not in source_of(ingot.load_source(FLOAT_ORDER).bex)
+    agree(FLOAT_ORDER, x)

@@ -36,8 +36,23 @@ def float_operands(a_kind: str, b_kind: str) -> bool:
     return "float" in kinds and not kinds & {"int", "str", "bool", "none"}
 
 
+def _number(expr: str) -> bool:
+    """Is the expression a float literal (`literal` writes only finite ones: never NaN)?"""
+    try:
+        float(expr.strip("()"))
+    except ValueError:
+        return False
+    return True
+
+
 def float_order(op: Op, a: str, b: str) -> str:
-    """`a op b` for two floats in BAML's total order: NaN after everything."""
+    """`a op b` for two floats in BAML's total order: NaN after everything (a literal is no NaN)."""
+    if _number(b):
+        return {Op.LT: f"{a} < {b}", Op.LE: f"{a} <= {b}", Op.GT: f"{a} > {b} or {a} != {a}",
+                Op.GE: f"{a} >= {b} or {a} != {a}"}[op]
+    if _number(a):
+        return {Op.LT: f"{a} < {b} or {b} != {b}", Op.LE: f"{a} <= {b} or {b} != {b}", Op.GT: f"{a} > {b}",
+                Op.GE: f"{a} >= {b}"}[op]
     return {Op.LT: f"{a} < {b} or ({b} != {b} and {a} == {a})",
             Op.LE: f"{a} <= {b} or {b} != {b}",
             Op.GT: f"{a} > {b} or ({a} != {a} and {b} == {b})",
