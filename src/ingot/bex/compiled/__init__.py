@@ -2,7 +2,8 @@
 
 The translator reads only the bytecode and its side tables (the opcode table
 gives every instruction's stack effect and operator templates). Modules:
-`cfg` (control-flow recovery), `kinds` (kind inference), `codegen` (code
+`cfg` (control-flow recovery), `kinds` (kind inference), `ranges` (int
+intervals), `layout` (arms as structured code or a dispatch), `codegen` (code
 generation), `operands` (operator templates), `steps` (step counting),
 `translation` (the per-program cache), `runtime` (`CompiledVM`). Per program it generates one Python
 module: one `def` per BAML function, compiled once with `compile()` and cached
@@ -31,10 +32,13 @@ Translation:
   templates (`a + b` with the 63-bit range check, BAML's total float order,
   ...). `kinds` finds the locals that only ever hold an int, a float or a
   bool (their type tests go), the never-negative ints (no sign test before
-  `/`, `%`) and the locals below the int maximum where a dominating `i < n`
-  held (no overflow test on `+ 1`), and the locals that only hold an array
-  the function made (indexed without type tests: Python's `IndexError` is
-  the bounds test). A temporary that is stored and read once
+  `/`, `%`), the locals that only hold an array the function made (indexed
+  without type tests: Python's `IndexError` is the bounds test) and the
+  element kind of those arrays that never escape; `ranges` gives int locals
+  intervals per block (dominating branches, copies, stores, accesses that
+  did not panic), and an overflow or sign test the intervals rule out goes.
+  An innermost counted loop with sums also has a copy without the sums'
+  overflow tests, chosen by a test at its entry. A temporary that is stored and read once
   right away never leaves the stack; a store into a local nothing reads is
   dropped.
 - Blocks covered by an exception handler are wrapped in

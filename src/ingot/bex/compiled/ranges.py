@@ -6,7 +6,8 @@ facts: int constants, `+ - * / %` of known ranges (an overflow panics, so a resu
 in range), lengths (never negative, below the maximum: nothing in memory has 2^62 items),
 the edges of a branch on `a < b` / `a <= b` / `a > b` / `a >= b` / `a == b` / `a != b`
 between ints (`not (n < 2)` gives `n >= 2` on its way), and an array index that did not
-panic (it is in `[-len, len)`). A store into a local replaces its interval; facts meet by the
+panic (it is in `[-len, len)`). A branch on a copy (`t = k`, neither stored since, even
+across blocks) bounds both. A store into a local replaces its interval; facts meet by the
 hull of the intervals, widened at a loop's header after a few rounds (a moving bound jumps to
 the next of a few steps towards the int bound) so that loops settle; the entry
 and handler targets start with nothing known. The code generator drops an overflow test
