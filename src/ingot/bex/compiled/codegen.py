@@ -61,6 +61,16 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
         if "block" in cls.__dict__ and "COUNTED_LOOPS" not in cls.__dict__:
             cls.COUNTED_LOOPS = False
 
+    @classmethod
+    def module_head(cls, mod: Translation) -> list[str]:
+        """Lines before the functions (a variant that wraps them in a function of its own)."""
+        return []
+
+    @classmethod
+    def module_tail(cls, mod: Translation) -> list[str]:
+        """Lines after the functions (the end of that wrapper)."""
+        return []
+
     def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
         self.fn = fn
