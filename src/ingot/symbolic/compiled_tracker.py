@@ -16,7 +16,11 @@ Concrete-only code stays plain Python.
 Generated functions take `(d, C, X, l1..ln, m1..mn)` (depth, captured cells,
 the call-stack context hash, arguments, their shadows) and return
 `(value, shadow)`. Branch and switch sites come from `ingot.view`, read when
-the program is translated (cached per program like the concrete tier).
+the program is translated (cached per program like the concrete tier). The
+translation is shared by all VMs on the program, so nothing of one VM is a
+global of it: the functions are defined inside `_instantiate(T, _hget, ...)`
+(`VM_NAMES`), which each VM calls once for functions closing over its own
+tracker runtime, trace and counters (closure cells, read as fast as globals).
 """
 
 from __future__ import annotations
@@ -32,14 +36,14 @@ from ingot.bex.api import (
     FunctionTranslator,
     Op,
     Translation,
-    ensure_recursion_limit,
     inline_builtin,
     make_catch,
     not_callable,
-    run_entry,
+    run_guarded,
+    stack_overflow,
     translate,
+    wrong_arity,
 )
-from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
 from ingot.symbolic.runtime import panic_builtin_indices, pruned_count
@@ -707,10 +711,9 @@ class CompiledTrackedVM(TrackedVM):
                 frame.pc = pc1
                 return external(self, frame, callee, args, shadows)
             if d >= max_depth:
-                raise panic("StackOverflow", message="stack overflow")
+                raise stack_overflow()
             if len(args) != callee.arity:
-                raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
-                                                 f"got {len(args)}")
+                raise wrong_arity(callee, len(args))
             return funcs[callee.index](d + 1, target.cells, hash((ctx, frame.fn.index, pc1)), *args, *shadows)
 
         return _call_value
@@ -718,14 +721,11 @@ class CompiledTrackedVM(TrackedVM):
     def run_tracked(self, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> Any:
         """Run `fn` on `args` whose shadows are `shadows`; the trace is in `self.trace`."""
         if len(args) != fn.arity:
-            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
+            raise wrong_arity(fn, len(args))
         funcs = self.functions()
-        ensure_recursion_limit(2 * self.max_depth + 5_000)  # one Python frame per BAML frame, a few more per call
         pruned_before = self.inline_pruned()
         try:
-            value, self.result_shadow = run_entry(funcs[fn.index], (), [0, *args, *shadows])
+            value, self.result_shadow = run_guarded(funcs[fn.index], (), [0, *args, *shadows], self.max_depth)
             return value
-        except RecursionError:
-            raise panic("StackOverflow", message="stack overflow") from None
         finally:
             self.trace.pruned += self.inline_pruned() - pruned_before

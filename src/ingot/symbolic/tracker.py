@@ -21,9 +21,17 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ingot.bex.api import VM, BexFunction, Cell, Closure, bounded_trace, not_callable
+from ingot.bex.api import (
+    VM,
+    BexFunction,
+    Cell,
+    Closure,
+    bounded_trace,
+    not_callable,
+    stack_overflow,
+)
 from ingot.bex.api import Op as B
-from ingot.runtime.errors import ERRORS, BamlRaise, panic
+from ingot.runtime.errors import ERRORS, BamlRaise
 from ingot.symbolic import operators
 from ingot.symbolic.expr import Expr, Interner
 from ingot.symbolic.runtime import (
@@ -191,7 +199,7 @@ class TrackedVM(VM, TrackerRuntime):
             frame.sstack.append(shadow)
             return None
         if too_deep:
-            raise panic("StackOverflow", message="stack overflow")
+            raise stack_overflow()
         if op == B.CALL and self.max_steps is not None:
             self.tick()
         return self.new_frame(callee, args, shadows, cells, hash((frame.ctx, frame.fn.index, frame.pc)))
