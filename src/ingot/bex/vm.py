@@ -416,16 +416,9 @@ class VM:
                 if not exc.trace:
                     exc.trace = self.error_trace(frames, fn, pc)
                 while True:
-                    handler = None
-                    for h in fn.handlers:
-                        if h.covers(pc - 1):
-                            handler = h
-                            break
+                    handler = fn.handler_at(pc - 1)
                     if handler is not None:
-                        if handler.slot_kind == "cell":
-                            locals_[handler.slot] = Cell(exc.value)
-                        else:
-                            locals_[handler.slot] = exc.value
+                        locals_[handler.slot] = handler.slot_value(exc.value)
                         self.remember_caught(exc)
                         stack = []
                         pc = handler.target

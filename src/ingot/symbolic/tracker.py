@@ -159,12 +159,9 @@ class TrackedVM(VM, TrackerRuntime):
                 if not exc.trace:
                     exc.trace = self.frames_trace(frames, frame)
                 while True:
-                    handler = next((h for h in frame.fn.handlers if h.covers(frame.pc - 1)), None)
+                    handler = frame.fn.handler_at(frame.pc - 1)
                     if handler is not None:
-                        if handler.slot_kind == "cell":
-                            frame.locals[handler.slot] = Cell(exc.value)
-                        else:
-                            frame.locals[handler.slot] = exc.value
+                        frame.locals[handler.slot] = handler.slot_value(exc.value)
                         frame.shadows[handler.slot] = None
                         self.remember_caught(exc)
                         frame.stack, frame.sstack = [], []

@@ -279,7 +279,7 @@ class FunctionTranslator(ControlFlow, KindInference, StepCounting):
                 self.tick()
             self.out("continue")
             return
-        h = self.handler_at(b)
+        h = self.fn.handler_at(b)
         if h is not None:
             self.pc = b
             self.out("try:")
