@@ -23,6 +23,7 @@ from ingot.bex.compiled import (
     literal,
     make_catch,
     run_entry,
+    run_guarded,
     translate,
 )
 from ingot.bex.opcodes import (
@@ -45,7 +46,9 @@ from ingot.bex.vm import (
     bounded_trace,
     not_callable,
     read_index,
+    stack_overflow,
     write_index,
+    wrong_arity,
 )
 
 __all__ = [
@@ -76,6 +79,9 @@ __all__ = [
     "not_callable",
     "read_index",
     "run_entry",
+    "run_guarded",
+    "stack_overflow",
     "translate",
     "write_index",
+    "wrong_arity",
 ]

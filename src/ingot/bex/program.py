@@ -42,6 +42,10 @@ class Handler:
     def covers(self, pc: int) -> bool:
         return any(a <= pc < b for a, b in self.ranges)
 
+    def slot_value(self, value: Any) -> Any:
+        """What the handler's slot holds once it caught `value` (a new cell when closures capture it)."""
+        return Cell(value) if self.slot_kind == "cell" else value
+
 
 @dataclass(eq=False, slots=True)
 class BexFunction:
@@ -68,6 +72,13 @@ class BexFunction:
     param_types: list[Ty] = field(default_factory=list)
     ret: Ty | None = None
     synthetic: bool = False
+
+    def handler_at(self, pc: int) -> Handler | None:
+        """The handler that catches a raise at `pc` (the first listed that covers it), if any."""
+        for h in self.handlers:
+            if h.covers(pc):
+                return h
+        return None
 
     def line_at(self, pc: int) -> int:
         if 0 <= pc < len(self.lines):

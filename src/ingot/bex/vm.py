@@ -272,7 +272,7 @@ class VM:
                             stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:
-                            raise panic("StackOverflow", message="stack overflow")
+                            raise stack_overflow()
                         if budget is not None:
                             self.tick()
                         frames.append((fn, code, consts, locals_, stack, pc, cells))
@@ -393,7 +393,7 @@ class VM:
                             stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:
-                            raise panic("StackOverflow", message="stack overflow")
+                            raise stack_overflow()
                         if budget is not None:
                             self.tick()
                         frames.append((fn, code, consts, locals_, stack, pc, cells))
@@ -416,16 +416,9 @@ class VM:
                 if not exc.trace:
                     exc.trace = self.error_trace(frames, fn, pc)
                 while True:
-                    handler = None
-                    for h in fn.handlers:
-                        if h.covers(pc - 1):
-                            handler = h
-                            break
+                    handler = fn.handler_at(pc - 1)
                     if handler is not None:
-                        if handler.slot_kind == "cell":
-                            locals_[handler.slot] = Cell(exc.value)
-                        else:
-                            locals_[handler.slot] = exc.value
+                        locals_[handler.slot] = handler.slot_value(exc.value)
                         self.remember_caught(exc)
                         stack = []
                         pc = handler.target
@@ -434,7 +427,7 @@ class VM:
                         raise
                     fn, code, consts, locals_, stack, pc, cells = frames.pop()
             except RecursionError:
-                raise panic("StackOverflow", message="stack overflow") from None
+                raise stack_overflow() from None
 
     def pending_rethrow(self, value: Any) -> BamlRaise:
         """Re-raise a caught value with the trace it had when first raised."""
@@ -446,7 +439,7 @@ class VM:
     def enter(self, fn: BexFunction, args: list[Any]) -> list[Any]:
         """A new frame's slots: _0, the arguments, then empty locals."""
         if len(args) != fn.arity:
-            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
+            raise wrong_arity(fn, len(args))
         locals_ = [None, *args]
         locals_.extend([None] * (fn.n_locals - fn.arity - 1))
         for slot in fn.cell_params:
@@ -503,6 +496,16 @@ class VM:
 def not_callable(target: Any) -> BamlRaise:
     """The panic of calling a value that is not a function (every executor raises this one)."""
     return panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
+
+
+def stack_overflow() -> BamlRaise:
+    """The panic of a call past `max_depth` or past Python's own stack (every executor raises this one)."""
+    return panic("StackOverflow", message="stack overflow")
+
+
+def wrong_arity(fn: BexFunction, argc: int) -> BamlRaise:
+    """The panic of calling `fn` with `argc` arguments (a closure called through a value, or an entry call)."""
+    return panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {argc}")
 
 
 def read_index(base: Any, index: Any) -> Any:

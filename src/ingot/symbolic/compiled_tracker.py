@@ -16,7 +16,11 @@ Concrete-only code stays plain Python.
 Generated functions take `(d, C, X, l1..ln, m1..mn)` (depth, captured cells,
 the call-stack context hash, arguments, their shadows) and return
 `(value, shadow)`. Branch and switch sites come from `ingot.view`, read when
-the program is translated (cached per program like the concrete tier).
+the program is translated (cached per program like the concrete tier). The
+translation is shared by all VMs on the program, so nothing of one VM is a
+global of it: the functions are defined inside `_instantiate(T, _hget, ...)`
+(`VM_NAMES`), which each VM calls once for functions closing over its own
+tracker runtime, trace and counters (closure cells, read as fast as globals).
 """
 
 from __future__ import annotations
@@ -32,14 +36,14 @@ from ingot.bex.api import (
     FunctionTranslator,
     Op,
     Translation,
-    ensure_recursion_limit,
     inline_builtin,
     make_catch,
     not_callable,
-    run_entry,
+    run_guarded,
+    stack_overflow,
     translate,
+    wrong_arity,
 )
-from ingot.runtime.errors import panic
 from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
 from ingot.symbolic.runtime import panic_builtin_indices, pruned_count
@@ -62,11 +66,33 @@ def tr(op: Op) -> str:
     return f"TR{int(op)}"
 
 
+# What the generated functions read from the VM that runs them. They are the parameters of
+# the module's one function, `_instantiate`, which defines the BAML functions inside it: each
+# VM calls it once and gets functions that close over its own heap, trace and methods, while
+# the translation's namespace holds only what every VM shares (constants, transfer functions).
+VM_NAMES = ("T", "_hget", "_hset", "MAXD", "MAXA", "_global", "_rethrow", "_tick", "_catch", "_heap", "_heap_get",
+            "_heap_pop", "_owners", "_call_value", "_H", "_tracked_at", "_reached", "_reached_division",
+            "_reached_index", "_reached_store", "_edges")
+
+
 class TrackedTranslator(FunctionTranslator):
     """Emits one BAML function with shadow variables and tracker calls where values can be symbolic."""
 
     TICK = "_tick()"  # the tracked VM counts steps in `VM.tick`
     STEP_GLOBALS = False
+
+    @classmethod
+    def module_head(cls, mod: Translation) -> list[str]:
+        return [f"def _instantiate({', '.join(VM_NAMES)}):"]
+
+    @classmethod
+    def module_tail(cls, mod: Translation) -> list[str]:
+        """`_instantiate` returns the Python function per BAML function (None where none was emitted)."""
+        emitted = {fn.index: name for name, fn in mod.by_code_name.items()}
+        return [f"    return [{', '.join(emitted.get(i, 'None') for i in range(len(mod.program.functions)))}]"]
+
+    def out(self, text: str) -> None:
+        self.mod.emit(self.indent + 1, text, self.pc)  # inside `_instantiate`
 
     # -- what can be symbolic ---------------------------------------------------------------
     def analyse(self) -> None:
@@ -578,10 +604,11 @@ def _light_frame(fn: BexFunction, site: SiteInfo, ctx: int) -> Frame:
 
 
 class _Runtime:
-    """A tracked translation executed once: its functions and the namespace they read.
+    """A tracked translation executed once: the namespace every VM's functions share.
 
-    Names that depend on the VM running them (its methods, trace, options) are bound at
-    the start of each run, so the VMs an exploration makes (one per run) share the code.
+    Nothing in it depends on a VM: each VM makes its own functions with `instantiate`,
+    so VMs on one translation (an exploration's, one per run; other threads') never
+    see each other's state.
     """
 
     def __init__(self, program: Any, mod: Translation) -> None:
@@ -595,19 +622,8 @@ class _Runtime:
                   __name__="ingot.symbolic.compiled_program")
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         self.ns = ns
-        self.funcs = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        self.instantiate = ns["_instantiate"]
         self.n_counters = mod.n_counters
-        self.bound: CompiledTrackedVM | None = None
-
-    def bind(self, vm: CompiledTrackedVM | None) -> None:
-        """Point the code at `vm` (None: at no VM, so the cached code keeps no run's heap alive)."""
-        if vm is None:
-            if self.bound is not None:
-                self.ns.update(dict.fromkeys(self.bound.names(self)), _edges=None)
-        else:
-            self.ns.update(vm.names(self))
-            self.ns["_edges"] = vm.trace.edges  # the trace may have been replaced since the last run
-        self.bound = vm
 
 
 def _runtime(program: Any, mod: Translation) -> _Runtime:
@@ -618,16 +634,13 @@ def _runtime(program: Any, mod: Translation) -> _Runtime:
     return rt
 
 
-# The tracker methods the generated code calls, by the names it calls them.
-_METHODS = {"_hget": "hget", "_hset": "hset"}
-
-
 class CompiledTrackedVM(TrackedVM):
     """A `TrackedVM` whose runs execute instrumented generated code; same trace, same results."""
 
     def __init__(self, view: ProgramView, interner: Any, env: Any, **options: Any) -> None:
         super().__init__(view, interner, env, **options)
-        self._names: dict[str, Any] | None = None
+        self._funcs: list[Any] | None = None  # this VM's functions (`_Runtime.instantiate`)
+        self._funcs_edges: list[Any] | None = None  # the trace's edge list they append to
         self._countdown: list[int] | None = None
         self._last_tracked: list[int] | None = None  # per inline counter: the count of its last tracked execution
         self._pruning = False  # has an inline counter passed the limit?
@@ -637,23 +650,25 @@ class CompiledTrackedVM(TrackedVM):
         return _runtime(self.program, mod)
 
     def functions(self) -> list[Any]:
-        """The Python function per BAML function (None for functions without bytecode)."""
-        return self.runtime().funcs
+        """This VM's Python function per BAML function (None for functions without bytecode)."""
+        if self._funcs is None or self._funcs_edges is not self.trace.edges:  # (a replaced trace)
+            rt = self.runtime()
+            funcs: list[Any] = []
+            funcs.extend(rt.instantiate(**self.names(rt, funcs)))
+            self._funcs, self._funcs_edges = funcs, self.trace.edges
+        return self._funcs
 
-    def names(self, rt: _Runtime) -> dict[str, Any]:
-        """What the generated code reads from this VM (bound methods: subclass overrides count)."""
-        if self._names is None:
-            names = {alias: getattr(self, method) for alias, method in _METHODS.items()}
-            names.update(MAXD=self.max_depth, MAXA=self.sizes.array if self.sizes.array is not None else 2**62,
-                         _global=self.load_global, _rethrow=self.pending_rethrow,
-                         _tick=self.tick, _catch=make_catch(self), _not=self.x.not_, T=self,
-                         _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop, _owners=self.owners,
-                         _call_value=self._value_caller(rt.funcs), _H=self.counters(rt),
-                         _tracked_at=self.tracked_at, _reached=self.reached_at,
-                         _reached_division=self.reached_division, _reached_index=self.reached_index,
-                         _reached_store=self.reached_store)
-            self._names = names
-        return self._names
+    def names(self, rt: _Runtime, funcs: list[Any]) -> dict[str, Any]:
+        """What the generated code reads from this VM (`VM_NAMES`; bound methods: subclass overrides count)."""
+        return dict(T=self, _hget=self.hget, _hset=self.hset, MAXD=self.max_depth,
+                    MAXA=self.sizes.array if self.sizes.array is not None else 2**62,
+                    _global=self.load_global, _rethrow=self.pending_rethrow,
+                    _tick=self.tick, _catch=make_catch(self),
+                    _heap=self.heap, _heap_get=self.heap.get, _heap_pop=self.heap.pop, _owners=self.owners,
+                    _call_value=self._value_caller(funcs), _H=self.counters(rt),
+                    _tracked_at=self.tracked_at, _reached=self.reached_at,
+                    _reached_division=self.reached_division, _reached_index=self.reached_index,
+                    _reached_store=self.reached_store, _edges=self.trace.edges)
 
     def counters(self, rt: _Runtime) -> list[int]:
         """This VM's countdowns for inline hot-site pruning (`_H` in the code; 1: the next is tracked)."""
@@ -696,10 +711,9 @@ class CompiledTrackedVM(TrackedVM):
                 frame.pc = pc1
                 return external(self, frame, callee, args, shadows)
             if d >= max_depth:
-                raise panic("StackOverflow", message="stack overflow")
+                raise stack_overflow()
             if len(args) != callee.arity:
-                raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
-                                                 f"got {len(args)}")
+                raise wrong_arity(callee, len(args))
             return funcs[callee.index](d + 1, target.cells, hash((ctx, frame.fn.index, pc1)), *args, *shadows)
 
         return _call_value
@@ -707,18 +721,11 @@ class CompiledTrackedVM(TrackedVM):
     def run_tracked(self, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> Any:
         """Run `fn` on `args` whose shadows are `shadows`; the trace is in `self.trace`."""
         if len(args) != fn.arity:
-            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
-        rt = self.runtime()
-        previous = rt.bound
-        rt.bind(self)
-        ensure_recursion_limit(2 * self.max_depth + 5_000)  # one Python frame per BAML frame, a few more per call
+            raise wrong_arity(fn, len(args))
+        funcs = self.functions()
         pruned_before = self.inline_pruned()
         try:
-            value, self.result_shadow = run_entry(rt.funcs[fn.index], (), [0, *args, *shadows])
+            value, self.result_shadow = run_guarded(funcs[fn.index], (), [0, *args, *shadows], self.max_depth)
             return value
-        except RecursionError:
-            raise panic("StackOverflow", message="stack overflow") from None
         finally:
             self.trace.pruned += self.inline_pruned() - pruned_before
-            if previous is not self:
-                rt.bind(previous)  # None, or the VM whose run this one was nested in (a host callback)

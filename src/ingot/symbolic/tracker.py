@@ -21,9 +21,17 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ingot.bex.api import VM, BexFunction, Cell, Closure, bounded_trace, not_callable
+from ingot.bex.api import (
+    VM,
+    BexFunction,
+    Cell,
+    Closure,
+    bounded_trace,
+    not_callable,
+    stack_overflow,
+)
 from ingot.bex.api import Op as B
-from ingot.runtime.errors import ERRORS, BamlRaise, panic
+from ingot.runtime.errors import ERRORS, BamlRaise
 from ingot.symbolic import operators
 from ingot.symbolic.expr import Expr, Interner
 from ingot.symbolic.runtime import (
@@ -151,12 +159,9 @@ class TrackedVM(VM, TrackerRuntime):
                 if not exc.trace:
                     exc.trace = self.frames_trace(frames, frame)
                 while True:
-                    handler = next((h for h in frame.fn.handlers if h.covers(frame.pc - 1)), None)
+                    handler = frame.fn.handler_at(frame.pc - 1)
                     if handler is not None:
-                        if handler.slot_kind == "cell":
-                            frame.locals[handler.slot] = Cell(exc.value)
-                        else:
-                            frame.locals[handler.slot] = exc.value
+                        frame.locals[handler.slot] = handler.slot_value(exc.value)
                         frame.shadows[handler.slot] = None
                         self.remember_caught(exc)
                         frame.stack, frame.sstack = [], []
@@ -191,7 +196,7 @@ class TrackedVM(VM, TrackerRuntime):
             frame.sstack.append(shadow)
             return None
         if too_deep:
-            raise panic("StackOverflow", message="stack overflow")
+            raise stack_overflow()
         if op == B.CALL and self.max_steps is not None:
             self.tick()
         return self.new_frame(callee, args, shadows, cells, hash((frame.ctx, frame.fn.index, frame.pc)))

@@ -65,9 +65,10 @@ from ingot.bex.compiled.runtime import (
     ensure_recursion_limit,
     make_catch,
     run_entry,
+    run_guarded,
 )
 from ingot.bex.compiled.translation import Translation, source_of, translate
 
-__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry",
+__all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry", "run_guarded",
            "make_catch", "ensure_recursion_limit", "STATIC_NAMES", "literal", "inline_builtin", "OP_RUNTIME", "OP_SYMBOL", "float_operands",
            "float_order"]

@@ -74,12 +74,6 @@ class ControlFlow:
                 lead.add(b)
         return sorted(x for x in lead if 0 <= x < n)
 
-    def handler_at(self, pc: int) -> Any:
-        for h in self.fn.handlers:
-            if h.covers(pc):
-                return h
-        return None
-
     def depths(self, leaders: list[int]) -> dict[int, int]:
         """Stack depth at each block start (handler targets start empty)."""
         code = self.code
@@ -360,14 +354,14 @@ class ControlFlow:
                 if k == "goto":
                     self.inlined.add(t)
                     nest[t] = nest[b]
-                elif k in ("cond", "fall") and kinds == ["cond", "fall"] and self.handler_at(b) is None \
+                elif k in ("cond", "fall") and kinds == ["cond", "fall"] and self.fn.handler_at(b) is None \
                         and nest[b] < 10 and ex[0][1] != ex[1][1]:
                     self.inlined.add(t)
                     nest[t] = nest[b] + 1
         self.arms = [b for b in order if b not in self.inlined]
         # small blocks that end in a jump or return are copied into their predecessors
         self.dup = {b for b in self.arms
-                    if b != 0 and self.block_end[b] - b <= 10 and self.handler_at(b) is None
+                    if b != 0 and self.block_end[b] - b <= 10 and self.fn.handler_at(b) is None
                     and self.code[self.block_end[b] - 1][0] in (Op.JUMP, Op.RETURN)}
         self.path: list[int] = []
         self.arm_pos = {b: i for i, b in enumerate(self.arms)}

@@ -72,6 +72,16 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
         if "block" in cls.__dict__:
             cls.VERSIONED_LOOPS = False
 
+    @classmethod
+    def module_head(cls, mod: Translation) -> list[str]:
+        """Lines before the functions (a variant that wraps them in a function of its own)."""
+        return []
+
+    @classmethod
+    def module_tail(cls, mod: Translation) -> list[str]:
+        """Lines after the functions (the end of that wrapper)."""
+        return []
+
     def __init__(self, mod: Translation, fn: BexFunction) -> None:
         self.mod = mod
         self.fn = fn
@@ -190,7 +200,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 self.tick()
             self.out("continue")
             return
-        h = self.handler_at(b)
+        h = self.fn.handler_at(b)
         if h is not None:
             self.pc = b
             self.out("try:")

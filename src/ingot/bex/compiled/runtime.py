@@ -14,7 +14,9 @@ from ingot.bex.vm import (
     bounded_trace,
     not_callable,
     read_index,
+    stack_overflow,
     write_index,
+    wrong_arity,
 )
 from ingot.runtime import ops
 from ingot.runtime.errors import BamlRaise, Frame, panic
@@ -75,6 +77,16 @@ def run_entry(f: Any, cells: tuple[Cell, ...], args: list[Any]) -> Any:
 _ENTRY_CODE = run_entry.__code__
 
 
+def run_guarded(f: Any, cells: tuple[Cell, ...], args: list[Any], max_depth: int) -> Any:
+    """`run_entry` with room for `max_depth` BAML frames on Python's stack (one Python frame per
+    BAML frame, two through `_call_value`); Python's own overflow is BAML's."""
+    ensure_recursion_limit(2 * max_depth + 5_000)
+    try:
+        return run_entry(f, cells, args)
+    except RecursionError:
+        raise stack_overflow() from None
+
+
 def make_catch(vm: VM) -> Any:
     remember = vm.remember_caught
     getframe = sys._getframe
@@ -114,7 +126,7 @@ STATIC_NAMES = {
     "_join": join_text,  # a template's pieces, checked against the string limit
     "_check_array": check_array,  # the AllocFailure of an inlined `push` past MAXA
     "_read_index": read_index, "_write_index": write_index,
-    "_overflow": lambda: panic("StackOverflow", message="stack overflow"),
+    "_overflow": stack_overflow,
     "_unreachable": lambda: panic("Unreachable", message="entered unreachable code"),
 }
 
@@ -191,12 +203,11 @@ class CompiledVM(VM):
             if callee.kind != "body" or hosts and callee.name in hosts:
                 return call_external(callee, args)
             if d >= max_depth:
-                raise panic("StackOverflow", message="stack overflow")
+                raise stack_overflow()
             if tick is not None:
                 tick()
             if len(args) != callee.arity:
-                raise panic("UserPanic", message=f"{callee.name} expects {callee.arity} argument(s), "
-                                                 f"got {len(args)}")
+                raise wrong_arity(callee, len(args))
             return funcs[callee.index](d + 1, target.cells, *args)
 
         ns["_call_value"] = _call_value
@@ -204,11 +215,5 @@ class CompiledVM(VM):
 
     def run(self, fn: BexFunction, args: list[Any], cells: tuple[Cell, ...] = ()) -> Any:
         if len(args) != fn.arity:
-            raise panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {len(args)}")
-        f = self.functions()[fn.index]
-        # one Python frame per BAML frame (two through `_call_value`)
-        ensure_recursion_limit(2 * self.max_depth + 5_000)
-        try:
-            return run_entry(f, cells, args)
-        except RecursionError:
-            raise panic("StackOverflow", message="stack overflow") from None
+            raise wrong_arity(fn, len(args))
+        return run_guarded(self.functions()[fn.index], cells, args, self.max_depth)

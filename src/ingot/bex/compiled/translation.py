@@ -33,9 +33,14 @@ class Translation:
         self.by_code_name: dict[str, BexFunction] = {}
         self.value_argcs: set[int] = set()
         self.n_counters = 0  # per-instruction counters a translator variant allocated (`_H[j]`)
+        cls = translator or FunctionTranslator
+        for line in cls.module_head(self):
+            self.emit(0, line, -1)
         for fn in program.reachable():  # not the prelude functions nothing calls
             if fn.kind == "body":
-                (translator or FunctionTranslator)(self, fn).run()
+                cls(self, fn).run()
+        for line in cls.module_tail(self):
+            self.emit(0, line, -1)
         self.source = "\n".join(self.lines) + "\n"
         self.code = compile(self.source, self.filename, "exec")
         _MODULES[self.filename] = self
