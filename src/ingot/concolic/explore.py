@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
+from ingot.concolic import exact_checks
 from ingot.concolic.aiming import PanicAims, aim_at_reaches
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
@@ -591,6 +592,8 @@ class Explorer:
                     predicted = None
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
+                if result.status != "sat" and j in run.trace.exact:  # the check over a fixed operand
+                    result, predicted = exact_checks.pose(self, run.trace.exact[j], prefix), None
                 if entry.kind is EntryKind.CHECK:
                     self._tried_checks[check_key(entry, nth)] = result.status
                 if result.status != "sat" or result.model is None:

@@ -92,12 +92,13 @@ def binary(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: S
 def arith(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: Shadow, ea: Expr, eb: Expr) -> Shadow:
     x = rt.x
     is_int = type(a) is int and type(b) is int
+    fixed = None  # the divisor or factor concretized below (`fixed_operand` keeps what it stood for)
     if op in (B.DIV, B.MOD):
         if not eb.is_const and is_int:
             rt.check(frame, "DivisionByZero", x.not_(x.eq(eb, x.const(0))), b != 0)
         if not eb.is_const and not ea.is_const:
             rt.concretize(frame, sb, b)  # keep division linear (CUTE): fix the divisor
-            eb = x.const(b)
+            fixed, eb = eb, x.const(b)
         elif not eb.is_const:
             rt.concretize(frame, sb, b)
             eb = x.const(b)
@@ -105,8 +106,8 @@ def arith(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: Sh
             return None  # the concrete operation panics (int) or yields inf/nan (float)
     if op is B.MUL and not ea.is_const and not eb.is_const:
         rt.concretize(frame, sb, b)  # a product of two symbolic values: fix one factor
-        eb = x.const(b, Sort.INT if type(b) is int else Sort.FLOAT)
-    result = x.arith(ARITH_KIND[op], ea, eb)
+        fixed, eb = eb, x.const(b, Sort.INT if type(b) is int else Sort.FLOAT)
+    result = x.arith(ARITH_KIND[op], ea, eb) if fixed is None else rt.fixed_operand(ARITH_KIND[op], ea, fixed, b)
     if is_int and not result.is_const and op in (B.ADD, B.SUB, B.MUL):
         safe = x.and_(x.le(x.const(INT_MIN), result), x.le(result, x.const(INT_MAX)))
         concrete = a + b if op is B.ADD else a - b if op is B.SUB else a * b
