@@ -167,6 +167,7 @@ class Exploration:
     panic_sites_reached: int = 0  # of those, executed by some run
     panic_sites_aimed: int = 0  # of those, aimed at by a check query, through the conditions before them, or seen panicking
     panic_aims: int = 0  # children aimed at panic sites through the conditions deciding their operands
+    fixed_aims: int = 0  # children aimed at a check with a concretized operand free again (`exact_checks`)
     panic_runs: int = 0  # runs spent on un-aimed panic sites after the edge search ended
 
     @property

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ingot.symbolic.expr import Expr, Interner, Op, post_order
+from ingot.symbolic.expr import Expr, Interner, Op, Sort, post_order
 
 _ARITH = (Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD)
 _STRING_PREDICATES = (Op.CONTAINS, Op.PREFIX, Op.SUFFIX)
@@ -64,6 +64,13 @@ class ExactForms:
             released = frozenset().union(*(r for _, r in args))
             memo[node.id] = (rebuild(self.x, node, [a for a, _ in args]), released)
         return memo[e.id]
+
+
+def int_text(x: Interner, e: Expr) -> Expr:
+    """The decimal text of the int `e`, as BAML renders it (SMT-LIB's `from_int` is "" below 0)."""
+    digits = x.str_op(Op.FROM_INT, e)
+    minus = x.concat(x.const("-"), x.str_op(Op.FROM_INT, x.neg(e)))
+    return x.ite(x.lt(e, x.const(0, Sort.INT)), minus, digits)
 
 
 def rebuild(x: Interner, node: Expr, args: list[Expr]) -> Expr:  # noqa: C901 - one row per op

@@ -232,6 +232,15 @@ class TrackerRuntime:
             self.exact_forms.note(result, x.arith(op, a, fixed), frozenset((released.id,)))
         return result
 
+    def fixed_text(self, text: Expr, exact: Expr, fixed: list[Expr]) -> None:
+        """An interpolated string whose int pieces were fixed (`fixed`: their CONCRETIZE
+        conditions) stands for `exact`, with their digits over their expressions; so does its
+        length, which the string models build as a sum the string node itself is not under."""
+        x = self.x
+        released = frozenset(c.id for c in fixed if not c.is_const)
+        self.exact_forms.note(text, exact, released)
+        self.exact_forms.note(x.length(text), x.length(exact), released)
+
     def assume(self, frame: SiteFrame, cond: Expr) -> None:
         """Keep a modelling assumption that holds on this run on the path (negatable, like a concretization)."""
         if cond.is_const:
