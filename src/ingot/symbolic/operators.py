@@ -291,7 +291,7 @@ def format_shadow(rt: TrackedVM, frame: Frame, shape: Any, values: list[Any], sh
     it = iter(zip(values, shadows))
     x = rt.x
     expr: Expr | None = x.const("")
-    exact = expr  # the same with each fixed int piece's digits over its expression (`fixed_text`)
+    exact: Expr = x.const("")  # the same with each fixed int piece's digits over its expression (`fixed_text`)
     released: list[Expr] = []
     pieces = []
     for part in shape:
