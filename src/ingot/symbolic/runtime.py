@@ -14,6 +14,9 @@ runtime, and everything symbolic lives there. Ours holds:
   `concretize` fixes a symbolic operand to its concrete value (a CONCRETIZE
   entry per scalar part), `assume` keeps a modelling assumption the run
   satisfies. Concretizations and assumptions are negatable like branches.
+- **exact forms** (`fixed_operand`, `fixed_text`): what a node built over a
+  concretized operand's constant stood for, so a check over it also gets an
+  alternative with that operand free (`ingot.symbolic.exact`, `RunTrace.exact`).
 - **hot-site pruning** (`pruned`, `prune_site`): QSYM's exponential back-off
   per instruction, keyed by `function index << 32 | pc + 1`.
 - **scalar views of shadows** (`scalar`, `lift`, `truthy`): the expression a
