@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
+from ingot.concolic import exact_checks
 from ingot.concolic.aiming import PanicAims, aim_at_reaches
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
@@ -166,6 +167,7 @@ class Exploration:
     panic_sites_reached: int = 0  # of those, executed by some run
     panic_sites_aimed: int = 0  # of those, aimed at by a check query, through the conditions before them, or seen panicking
     panic_aims: int = 0  # children aimed at panic sites through the conditions deciding their operands
+    fixed_aims: int = 0  # children aimed at a check with a concretized operand free again (`exact_checks`)
     panic_runs: int = 0  # runs spent on un-aimed panic sites after the edge search ended
 
     @property
@@ -591,6 +593,8 @@ class Explorer:
                     predicted = None
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
+                if result.status != "sat" and j in run.trace.exact:  # the check over a fixed operand
+                    result, predicted = exact_checks.pose(self, run.trace.exact[j], prefix), None
                 if entry.kind is EntryKind.CHECK:
                     self._tried_checks[check_key(entry, nth)] = result.status
                 if result.status != "sat" or result.model is None:

@@ -38,7 +38,7 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "divergences": len(ex.divergences),
         "divergent_inputs": ex.divergences[:5],
         "panic_sites": {"total": ex.panic_sites, "reached": ex.panic_sites_reached, "aimed": ex.panic_sites_aimed,
-                        "path_aims": ex.panic_aims, "runs": ex.panic_runs, "budget": ex.options.panic_runs},
+                        "path_aims": ex.panic_aims, "fixed_aims": ex.fixed_aims, "runs": ex.panic_runs, "budget": ex.options.panic_runs},
         "concretizations": ex.concretizations,
         "concretized_at": concretized_at(view, ex.concretized_at),
         "pruned": ex.pruned,

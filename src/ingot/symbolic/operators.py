@@ -23,6 +23,7 @@ from ingot.bex.api import write_index as concrete_write_index
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Variant
 from ingot.stdlib import maps
+from ingot.symbolic.exact import int_text
 from ingot.symbolic.expr import Expr, Op, Sort
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, Shadow, Tagged
 
@@ -92,12 +93,13 @@ def binary(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: S
 def arith(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: Shadow, ea: Expr, eb: Expr) -> Shadow:
     x = rt.x
     is_int = type(a) is int and type(b) is int
+    fixed = None  # the divisor or factor concretized below (`fixed_operand` keeps what it stood for)
     if op in (B.DIV, B.MOD):
         if not eb.is_const and is_int:
             rt.check(frame, "DivisionByZero", x.not_(x.eq(eb, x.const(0))), b != 0)
         if not eb.is_const and not ea.is_const:
             rt.concretize(frame, sb, b)  # keep division linear (CUTE): fix the divisor
-            eb = x.const(b)
+            fixed, eb = eb, x.const(b)
         elif not eb.is_const:
             rt.concretize(frame, sb, b)
             eb = x.const(b)
@@ -105,8 +107,8 @@ def arith(rt: TrackedVM, frame: Frame, op: B, a: Any, b: Any, sa: Shadow, sb: Sh
             return None  # the concrete operation panics (int) or yields inf/nan (float)
     if op is B.MUL and not ea.is_const and not eb.is_const:
         rt.concretize(frame, sb, b)  # a product of two symbolic values: fix one factor
-        eb = x.const(b, Sort.INT if type(b) is int else Sort.FLOAT)
-    result = x.arith(ARITH_KIND[op], ea, eb)
+        fixed, eb = eb, x.const(b, Sort.INT if type(b) is int else Sort.FLOAT)
+    result = x.arith(ARITH_KIND[op], ea, eb) if fixed is None else rt.fixed_operand(ARITH_KIND[op], ea, fixed, b)
     if is_int and not result.is_const and op in (B.ADD, B.SUB, B.MUL):
         safe = x.and_(x.le(x.const(INT_MIN), result), x.le(result, x.const(INT_MAX)))
         concrete = a + b if op is B.ADD else a - b if op is B.SUB else a * b
@@ -289,22 +291,32 @@ def format_shadow(rt: TrackedVM, frame: Frame, shape: Any, values: list[Any], sh
     it = iter(zip(values, shadows))
     x = rt.x
     expr: Expr | None = x.const("")
+    exact: Expr = x.const("")  # the same with each fixed int piece's digits over its expression (`fixed_text`)
+    released: list[Expr] = []
     pieces = []
     for part in shape:
         if part is not None:
             pieces.append(part)
             if expr is not None:
-                expr = x.concat(expr, x.const(part))
+                expr, exact = x.concat(expr, x.const(part)), x.concat(exact, x.const(part))
             continue
         v, s = next(it)
         text = render_value(v)
         pieces.append(text)
         e = rt.scalar(s, v)
         if e is not None and e.sort is Sort.STRING and type(v) is str:
-            expr = x.concat(expr, e) if expr is not None else None
+            expr, exact = (x.concat(expr, e), x.concat(exact, e)) if expr is not None else (None, exact)
         else:
             if s is not None:
                 rt.concretize(frame, s, v)
-            expr = x.concat(expr, x.const(text)) if expr is not None else None
-    return "".join(pieces), (expr if expr is not None and not expr.is_const else None)
+            piece = x.const(text)
+            if e is not None and e.sort is Sort.INT and type(v) is int:
+                piece = int_text(x, e)
+                released.append(x.eq(e, x.const(v, Sort.INT)))
+            expr, exact = (x.concat(expr, x.const(text)), x.concat(exact, piece)) if expr is not None else (None, exact)
+    if expr is None or expr.is_const:
+        return "".join(pieces), None
+    if released:
+        rt.fixed_text(expr, exact, released)
+    return "".join(pieces), expr
 

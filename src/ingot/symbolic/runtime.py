@@ -14,6 +14,9 @@ runtime, and everything symbolic lives there. Ours holds:
   `concretize` fixes a symbolic operand to its concrete value (a CONCRETIZE
   entry per scalar part), `assume` keeps a modelling assumption the run
   satisfies. Concretizations and assumptions are negatable like branches.
+- **exact forms** (`fixed_operand`, `fixed_text`): what a node built over a
+  concretized operand's constant stood for, so a check over it also gets an
+  alternative with that operand free (`ingot.symbolic.exact`, `RunTrace.exact`).
 - **hot-site pruning** (`pruned`, `prune_site`): QSYM's exponential back-off
   per instruction, keyed by `function index << 32 | pc + 1`.
 - **scalar views of shadows** (`scalar`, `lift`, `truthy`): the expression a
@@ -33,7 +36,9 @@ from typing import Any, Protocol
 from ingot.bex.api import BexFunction, Op
 from ingot.runtime import ops
 from ingot.runtime.values import Variant
+from ingot.symbolic.exact import ExactForms
 from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.expr import Op as ExprOp
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow, Site
 
 
@@ -67,6 +72,10 @@ class RunTrace:
     # the least distance from panicking (a divisor's size, an index's room), the path length where
     # it was met]: where a division, index or assert ran, whatever its operands (`reached_at`).
     reached: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    # CHECK entries over a concretized operand, by path position: the check's alternative over
+    # the expressions that fed the concretizations, and the CONCRETIZE conditions (ids) it lifts
+    # (`ingot.symbolic.exact`; the explorer poses it when the check itself is not sat).
+    exact: dict[int, tuple[Expr, frozenset[int]]] = field(default_factory=dict)
 
     def edge_set(self) -> set[tuple[str, int, int]]:
         return set(self.edges)
@@ -85,6 +94,7 @@ class TrackerRuntime:
         self.string_models = True
         self._site_hits: dict[int, int] = {}
         self.trace = RunTrace()
+        self.exact_forms = ExactForms(interner)  # nodes over a concretized operand (`fixed_operand`)
         self.heap: dict[tuple[int, Any], Shadow] = {}
         self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
         # ids of the objects that have ever had a heap shadow (kept alive, so the ids stay
@@ -192,6 +202,10 @@ class TrackerRuntime:
         x = self.x
         observed = safe if holds else x.not_(safe)
         alt = x.not_(safe) if holds else safe
+        if holds and self.exact_forms.forms:
+            exact, released = self.exact_forms.exact(safe)
+            if released and not exact.is_const:
+                self.trace.exact[len(self.trace.path)] = (x.not_(exact), released)
         self.record(EntryKind.CHECK, (frame.fn.index, frame.pc - 1, kind), observed,
                     (Alternative(alt, None, kind),), frame.ctx, kind)
 
@@ -204,6 +218,31 @@ class TrackerRuntime:
                 self.trace.concretized += 1
                 self.record(EntryKind.CONCRETIZE, (frame.fn.index, frame.pc - 1), observed,
                             (Alternative(x.not_(observed), None, "concretize"),), frame.ctx)
+
+    def fixed_operand(self, op: ExprOp, a: Expr, fixed: Expr, value: Any) -> Expr:
+        """`a op value`, where `value` is what `fixed` was just concretized to: the node is kept
+        (not folded into `a` when `value` is 1) and remembered as standing for `a op fixed`, so a
+        later check over it can be posed with `fixed` free again (`ingot.symbolic.exact`)."""
+        x = self.x
+        c = x.const(value, fixed.sort)
+        result = x.arith(op, a, c)
+        if result.is_const:
+            return result
+        if result.op is not op:  # folded away (`a * 1`): keep a node the exact form can key on
+            result = x._node(op, result.sort, (result, x.const(value, result.sort)))
+        released = x.eq(fixed, c)
+        if not released.is_const:
+            self.exact_forms.note(result, x.arith(op, a, fixed), frozenset((released.id,)))
+        return result
+
+    def fixed_text(self, text: Expr, exact: Expr, fixed: list[Expr]) -> None:
+        """An interpolated string whose int pieces were fixed (`fixed`: their CONCRETIZE
+        conditions) stands for `exact`, with their digits over their expressions; so does its
+        length, which the string models build as a sum the string node itself is not under."""
+        x = self.x
+        released = frozenset(c.id for c in fixed if not c.is_const)
+        self.exact_forms.note(text, exact, released)
+        self.exact_forms.note(x.length(text), x.length(exact), released)
 
     def assume(self, frame: SiteFrame, cond: Expr) -> None:
         """Keep a modelling assumption that holds on this run on the path (negatable, like a concretization)."""
