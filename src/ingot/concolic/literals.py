@@ -155,14 +155,14 @@ class Dictionary:
         return out[:max_length]
 
     def value_end(self, s: str, at: int, sep: str) -> int:
-        """Where the value a key at `at` holds in `s` ends (`at` when it holds none): after the
-        key's separator `sep`, up to the end of the line (when the program reads lines) or the
-        next separator."""
-        if not s.startswith(sep, at):
+        """Where the value a key at `at` holds in `s` ends: when the program reads lines and the
+        key is followed by its separator `sep`, at the end of the line ("workers=1#0" is one
+        setting); otherwise `at` (where one separator also parts records, "per&x", what follows
+        may be the next record)."""
+        if "\n" not in self.separators or sep == "\n" or not s.startswith(sep, at):
             return at
-        ends = ("\n",) if "\n" in self.separators else tuple(self.separators)
-        cut = [i for i in (s.find(e, at + 1) for e in ends) if i >= 0]
-        return min(cut, default=len(s))
+        end = s.find("\n", at)
+        return len(s) if end < 0 else end
 
     def between(self, rng: random.Random, sep: str) -> str:
         """What goes before one more record of what the program parses: a line break when it
