@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ingot.runtime.errors import BamlRaise
 from ingot.runtime.values import ORDERING
 from ingot.stdlib import REGISTRY
-from ingot.symbolic.expr import Expr, Interner, Sort, evaluate
+from ingot.symbolic.expr import Expr, Interner, Op, Sort, evaluate
 from ingot.symbolic.runtime import TrackerRuntime
 from ingot.symbolic.shadow import Opt
 from ingot.symbolic.solver import Solver
@@ -231,3 +231,20 @@ def test_array_search(member: str, items: list[Any], data: st.DataObject) -> Non
         same_optional(t, env, shadow, result)
     else:
         assert result is None
+
+
+@SETTINGS
+@given(TEXT)
+def test_slice_after_a_found_position_is_not_clamped(s: str) -> None:
+    """`a.slice(at + 1, a.length())` with `at` a found position: neither bound can be negative, so
+    the substring's start is `at + 1` itself (no `ite` for the solver), and it stays exact."""
+    t = Harness()
+    x = t.x
+    text = x.var("a0", Sort.STRING)
+    start = x.arith(Op.ADD, x.str_op(Op.INDEX_OF, text, x.const(","), x.const(0)), x.const(1))
+    spec = REGISTRY["string.slice"]
+    assert spec.model is not None
+    args = [s, s.find(",") + 1, len(s)]
+    result, shadow = spec.model(t, FRAME, spec.impl, args, [text, start, x.length(text)])
+    assert isinstance(shadow, Expr) and shadow.op is Op.SUBSTR and shadow.args[1] is start
+    only_value(t, {"a0": s}, shadow, result)

@@ -446,7 +446,7 @@ class Explorer:
             if seed is not None:
                 return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached
         if self._corpus and self._rng.random() < 0.7:
-            return self.mutated(self._rng.choice(self._corpus))
+            return self.mutated(self.dictionary.pick(self._rng, self._corpus))
         return self.fresh_assignment()
 
     def mutated(self, base: dict[str, Any], nudge: float = 0.0) -> dict[str, Any]:

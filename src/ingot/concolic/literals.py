@@ -20,6 +20,7 @@ import random
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ingot.bex.api import BexProgram, Op
 from ingot.runtime.values import INT_MAX, INT_MIN
@@ -115,12 +116,21 @@ class Dictionary:
             # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
             key = rng.choice(keys)
             at = rng.choice([i for i in range(len(s)) if s.startswith(key, i)])
-            return (s[:at] + rng.choice(self.settings[key]) + s[at + len(key):])[:max_length]
+            setting = rng.choice(self.settings[key])
+            return (s[:at] + setting + s[self.value_end(s, at + len(key), setting[len(key)])
+                                         :])[:max_length]
+        missing = [k for k in self.settings if k not in s] if nudge else []
+        if missing and rng.random() < nudge:
+            # or a key it lacks comes with such a value, as one more record ("retries=3" -> "retries=3\nworkers=0")
+            setting = rng.choice(self.settings[rng.choice(missing)])
+            return (s + self.between(rng, "") + setting if s else setting)[:max_length]
         token = self.token(rng)
         sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
         if roll < 0.1 and others:
             out = rng.choice(others)
+        elif roll < 0.3 and self.settings and rng.random() < 0.4:
+            out = s + self.between(rng, sep) + self.record(rng) if s else self.record(rng)
         elif roll < 0.3:
             out = s + sep + token
         elif roll < 0.4:
@@ -143,6 +153,32 @@ class Dictionary:
         else:
             out = token
         return out[:max_length]
+
+    def value_end(self, s: str, at: int, sep: str) -> int:
+        """Where the value a key at `at` holds in `s` ends: when the program reads lines and the
+        key is followed by its separator `sep`, at the end of the line ("workers=1#0" is one
+        setting); otherwise `at` (where one separator also parts records, "per&x", what follows
+        may be the next record)."""
+        if "\n" not in self.separators or sep == "\n" or not s.startswith(sep, at):
+            return at
+        end = s.find("\n", at)
+        return len(s) if end < 0 else end
+
+    def between(self, rng: random.Random, sep: str) -> str:
+        """What goes before one more record of what the program parses: a line break when it
+        reads lines, else `sep` or one of its separators."""
+        return "\n" if "\n" in self.separators else sep or rng.choice(self.separators or [" "])
+
+    def record(self, rng: random.Random) -> str:
+        """One of the program's keys with a value after one of its separators ("workers=0"): a
+        setting, appended after a separator as one more line or field of what the program parses."""
+        return rng.choice(self.settings[rng.choice(sorted(self.settings))])
+
+    @staticmethod
+    def pick(rng: random.Random, corpus: list[Any]) -> Any:
+        """An input of the corpus to mutate: half the time one of the last three found (the
+        search's frontier: records are added to them one at a time), else any."""
+        return rng.choice(corpus[-3:] if rng.random() < 0.5 else corpus)
 
     def token(self, rng: random.Random) -> str:
         roll = rng.random()

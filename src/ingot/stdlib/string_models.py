@@ -92,10 +92,29 @@ def _position(t: Tracker, i: Expr, n: Expr) -> Expr:
     return x.ite(x.lt(i, x.const(0)), x.arith(Op.ADD, i, n), i)
 
 
+def _at_least(e: Expr) -> int | None:
+    """A lower bound every value of `e` keeps, where its form shows one (None: none known)."""
+    if e.is_const and e.sort is Sort.INT:
+        return int(e.value)
+    if e.op is Op.LENGTH:
+        return 0
+    if e.op in (Op.INDEX_OF, Op.LAST_INDEX_OF):
+        return -1  # a position, or -1 for none
+    if e.op is Op.ADD:
+        low = [_at_least(a) for a in e.args]
+        return None if any(b is None for b in low) else sum(b for b in low if b is not None)
+    return None
+
+
 def _clamped(t: Tracker, i: Expr, n: Expr) -> Expr:
-    """`slice`'s clamping of one bound into [0, n] (an end past `n` is cut by `SUBSTR` itself)."""
+    """`slice`'s clamping of one bound into [0, n] (an end past `n` is cut by `SUBSTR` itself).
+
+    A bound that cannot be negative (a length, a found position plus one: `at + 1`) needs no
+    clamping: the `ite`s would only give the string solver cases to refute.
+    """
     x = t.x
-    if i.is_const and i.value >= 0 or i.op is Op.LENGTH:
+    low = _at_least(i)
+    if low is not None and low >= 0:
         return i
     zero = x.const(0)
     shifted = x.arith(Op.ADD, i, n)

@@ -1,0 +1,154 @@
+"""Records of "key=value" lines built by the fuzzing rounds from the program's own settings.
+
+Each program in `records/` reads "key=value" lines and plants one panic that needs two or
+more such lines with the right keys and values: queries over the `lines`/`split` models
+spend the string models' budget of solver work within a few dozen runs, so the fuzzing
+rounds must build the lines. They append one of the program's settings ("window=0") as one
+more line, give a key the input lacks such a line when aiming at a panic site, and draw
+their inputs half the time from the latest corpus entries (the frontier). Witnesses prove
+every branch edge feasible and the bug real on the real engine (baml_bridge, under
+`-m slow`) and on ingot; exploration at the default budget covers every edge and finds the
+bug on seeds 0, 1 and 2.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import ingot
+from ingot.concolic.explore import Explorer, Options, reachable_edges
+from ingot.concolic.literals import Dictionary
+
+HERE = Path(__file__).resolve().parent / "records"
+APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
+
+# name -> (entry function, planted bug (kind, line), witnesses: (args, value or {"error": kind}))
+PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]]] = {
+    "ratio": ("Ratio", ("DivisionByZero", 14), [
+        ({"text": ""}, -1),
+        ({"text": "x"}, -1),
+        ({"text": "a=b"}, -1),
+        ({"text": "ratio=5"}, -1),
+        ({"text": "scale=1\nratio=abc"}, 50),
+        ({"text": "scale=1\nratio=x"}, {"error": "DivisionByZero"}),
+    ]),
+    "limits": ("PerSecond", ("DivisionByZero", 22), [
+        ({"text": ""}, 0),
+        ({"text": "x"}, 0),
+        ({"text": "a=b"}, 0),
+        ({"text": "burst=1\nwindow="}, 0),
+        ({"text": "burst=1\nwindow=x"}, 0),
+        ({"text": "burst=1\nwindow=12345"}, 0),
+        ({"text": "burst=1\nwindow=5"}, 2),
+        ({"text": "burst=1\n window=0"}, {"error": "DivisionByZero"}),
+    ]),
+}
+NAMES = sorted(PROGRAMS)
+
+
+def checker() -> ModuleType:
+    """The application benchmarks' witness checker (engine driver, tracker replay)."""
+    if "apps_check_witnesses" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("apps_check_witnesses", APPS / "check_witnesses.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["apps_check_witnesses"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["apps_check_witnesses"]
+
+
+def expected(value: Any) -> tuple[str, Any]:
+    return ("err", value["error"]) if isinstance(value, dict) else ("ok", value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot(name: str) -> None:
+    fn, bug, witnesses = PROGRAMS[name]
+    program = ingot.load(HERE / f"{name}.baml")
+    mod = checker()
+    taken: set[tuple[str, int, int]] = set()
+    for args, value in witnesses:
+        w = {"args": args}
+        outcome, line = mod.ingot_outcome(program, fn, w)
+        assert outcome == expected(value), args
+        if outcome[0] == "err":
+            assert (outcome[1], line) == bug
+        taken |= mod.replay_edges(program, fn, w)
+    edges = {(e.site.function, e.site.block, e.target) for e in reachable_edges(program.view, fn)}
+    assert edges <= taken
+
+
+@pytest.mark.slow
+def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
+    pytest.importorskip("baml_bridge")
+    mod = checker()
+    engine = mod.Engine()
+    try:
+        for name in NAMES:
+            fn, _, witnesses = PROGRAMS[name]
+            source = (HERE / f"{name}.baml").read_text()
+            for args, value in witnesses:
+                assert engine.outcome(source, fn, {"args": args}) == expected(value), (name, args)
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("name", NAMES)
+def test_exploration_covers_every_edge_and_finds_the_planted_panic(name: str, seed: int) -> None:
+    fn, bug, _ = PROGRAMS[name]
+    program = ingot.load(HERE / f"{name}.baml")
+    ex = Explorer(program.view, fn, Options(seed=seed)).explore()
+    found = {(f.kind, int(f.trace[-1].rsplit("line ", 1)[1].split(",")[0])) for f in ex.findings}
+    assert bug in found
+    assert len(ex.covered) == len(ex.edges)
+    assert not ex.infeasible
+
+
+def dictionary(source: str, fn: str) -> Dictionary:
+    return Dictionary.of(ingot.load_source(source).view.bytecode, [fn])
+
+
+LINES = ('function F(text: string) -> int {\n  let n = 0;\n  for (let l in text.lines()) {\n'
+         '    let kv = l.split("=");\n    if (kv[0] == "workers") {\n      n = 10 / kv.length();\n'
+         '    }\n    if (kv[0] == "retries") {\n      n = n + 1;\n    }\n  }\n  n\n}\n')
+
+
+def test_a_setting_is_appended_as_one_more_line() -> None:
+    words = dictionary(LINES, "F")
+    assert "workers=0" in words.settings["workers"]
+    rng = random.Random(0)
+    outs = {words.mutate_string(rng, "retries=1", 32) for _ in range(400)}
+    assert {"retries=1\nworkers=0", "retries=1\nretries=0"} <= outs
+
+
+def test_aimed_mutations_replace_a_held_value_up_to_the_line_end_and_add_a_missing_key() -> None:
+    words = dictionary(LINES, "F")
+    rng = random.Random(0)
+    outs = {words.mutate_string(rng, "workers=1#0\nretries=1", 32, None, 0.5) for _ in range(1000)}
+    assert "workers=0\nretries=1" in outs  # the whole value of the line, not "workers=0=1#0"
+    outs = {words.mutate_string(rng, "retries=3", 32, None, 0.5) for _ in range(1000)}
+    assert "retries=3\nworkers=0" in outs
+
+
+def test_without_lines_a_held_key_keeps_what_follows() -> None:
+    """Where one separator parts both keys from values and records ("per&x"), what follows a
+    key may be the next record: it stays."""
+    words = dictionary('function G(q: string) -> int {\n  let p = q.split("&");\n'
+                       '  if (q.includes("per")) {\n    return 10 / p.length();\n  }\n  0\n}\n', "G")
+    assert words.value_end("per&x", 3, "&") == 3
+
+
+def test_the_frontier_is_drawn_half_the_time() -> None:
+    rng = random.Random(1)
+    corpus = list(range(20))
+    picks = [Dictionary.pick(rng, corpus) for _ in range(2000)]
+    latest = sum(p >= 17 for p in picks) / len(picks)
+    assert 0.45 < latest < 0.65  # half from the last three, plus their share of the other half
