@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ingot.bex.api import BexFunction
 from ingot.concolic.aiming import PanicAims, aim_at_reaches
 from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.convert import to_python
@@ -227,7 +228,9 @@ class Explorer:
         self._aimed: set[tuple[str, int]] = set()  # sites with a check entry, or that panicked
         self.aims = PanicAims()  # sites reached with concrete operands (`ingot.concolic.aiming`)
         self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
-        self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
+        # inputs that covered an edge first, took one a new number of times, or found a bug
+        self._corpus: list[dict[str, Any]] = []
+        self.hit_counts = HitCounts()
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
         # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
         # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
@@ -459,8 +462,10 @@ class Explorer:
                 out[name] = rng.randint(low, high)
             elif sort is Sort.STRING:
                 others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
+                splices = [v for v in (rng.choice(self._corpus).get(name) for _ in range(2) if self._corpus)
+                           if isinstance(v, str) and v]  # AFL's splicing: this input's value joined to another's
                 out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                                self.options.max_string_length, others, nudge)
+                                                self.options.max_string_length, others, nudge, splices)
             elif sort is Sort.INT:
                 same = [v for k, v in out.items() if k != name and self.space.sorts.get(k) is Sort.INT
                         and k not in self.space.bounds]
@@ -528,7 +533,7 @@ class Explorer:
                                             [str(f) for f in err.trace], site, res.runs, now))
                 if res.first_finding_s is None:
                     res.first_finding_s = now
-        if new_edges or new_finding:
+        if self.hit_counts.new(run.trace.edges) or new_edges or new_finding:
             self._corpus.append(run.assignment)
         if new_edges or new_finding or not res.tests:
             res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),
