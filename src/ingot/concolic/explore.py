@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
-from ingot.concolic.aiming import PanicAims, aim_at_reaches
+from ingot.concolic.aiming import PanicAims, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
@@ -441,11 +441,11 @@ class Explorer:
     def random_assignment(self) -> dict[str, Any]:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
         found something new with one or two of its values mutated, as a fuzzer would."""
-        pending = self._panic_sites - self._aimed
+        pending = (self._panic_sites - self._aimed) | vain_checks(self._tried_checks, self.view.bytecode, self._panic_sites)
         if self.aims.has_seeds(pending) and self._rng.random() < (0.8 if self.panic_phase() else 0.3):
             seed = self.aims.seed(self._rng, pending)
             if seed is not None:
-                return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached
+                return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached (or in vain)
         if self._corpus and self._rng.random() < 0.7:
             return self.mutated(self._rng.choice(self._corpus))
         return self.fresh_assignment()

@@ -106,12 +106,14 @@ class Dictionary:
         swapped for another; or another input's value copied (a map key
         that should equal a looked-up item). Mutations aimed at a panic site (`nudge` > 0) move
         a number written in `s` with that probability (AFL's arithmetic on text: a parsed
-        count or divisor steps to 0), and draw some tokens from the `settings`."""
+        count or divisor steps to 0, an amount changes sign), and draw some tokens from the `settings`."""
         digits = [m for m in DIGIT_RUN.finditer(s)]
         if nudge and digits and rng.random() < nudge:
             m = rng.choice(digits)
             n = int(m.group())
-            return (s[:m.start()] + str(rng.choice((0, 0, n - 1, n + 1))) + s[m.end():])[:max_length]
+            moved = rng.choice((0, 0, n - 1, n + 1, -n))
+            start = m.start() - (moved < 0 and s[m.start() - 1:m.start()] == "+")  # "+2" -> "-2"
+            return (s[:start] + str(moved) + s[m.end():])[:max_length]
         keys = [k for k, values in self.settings.items() if values and k in s] if nudge else []
         if keys and rng.random() < nudge:
             # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
