@@ -19,6 +19,7 @@ import pytest
 from tests.concolic.test_concrete_panic_aims import checker, expected
 
 import ingot
+from ingot.concolic.aiming import vain_checks
 from ingot.concolic.explore import Explorer, Options, reachable_edges
 from ingot.concolic.hit_counts import HitCounts, bucket
 from ingot.concolic.literals import Dictionary
@@ -128,3 +129,23 @@ def test_mutations_repeat_and_drop_parts() -> None:
     rng = random.Random(0)
     outs = {words.repeat_segment(rng, "r:a:up") for _ in range(200)}
     assert {"r:a:up:up", "r:a:up:up:up", "r:up", "r:a:a:up"} <= outs
+
+
+def test_aimed_mutations_change_an_amount_s_sign() -> None:
+    program = ingot.load(HERE / "audit.baml")
+    words = Dictionary.of(program.view.bytecode, ["Audit"])
+    rng = random.Random(0)
+    outs = {words.mutate_string(rng, "+2 fee", 32, None, 1.0) for _ in range(200)}
+    assert {"-2 fee", "+0 fee", "+3 fee"} <= outs
+
+
+def test_checks_asked_only_in_vain_are_left_to_the_panic_search() -> None:
+    """A site whose every check query was unsat or unknown stays among the panic search's targets;
+    one with a sat query does not."""
+    program = ingot.load(HERE / "audit.baml")
+    bex = program.view.bytecode
+    index = next(i for i, f in enumerate(bex.functions) if f.name == "Audit")
+    sites = {("Audit", 10), ("Audit", 20)}
+    tried = {((index, 10, "AssertionFailed"), 0, 0): "unsat", ((index, 10, "AssertionFailed"), 0, 1): "unknown",
+             ((index, 20, "IndexOutOfBounds"), 0, 0): "unsat", ((index, 20, "IndexOutOfBounds"), 0, 1): "sat"}
+    assert vain_checks(tried, bex, sites) == {("Audit", 10)}
