@@ -442,7 +442,7 @@ class Explorer:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
         found something new with one or two of its values mutated, as a fuzzer would."""
         pending = self._panic_sites - self._aimed
-        if self.panic_phase():  # once the edge search is over: also the sites aimed at in vain
+        if self._random_misses >= self.options.random_patience // 4:  # edges stall: sites aimed at in vain too
             pending |= vain_checks(self._tried_checks, self.view.bytecode, self._panic_sites)
         if self.aims.has_seeds(pending) and self._rng.random() < (0.8 if self.panic_phase() else 0.3):
             seed = self.aims.seed(self._rng, pending)
