@@ -26,6 +26,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ingot.bex.api import BexProgram
 from ingot.symbolic.shadow import EntryKind, PathEntry
 
 if TYPE_CHECKING:
@@ -171,3 +172,13 @@ def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Si
                 predicted = tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, alt.cond.id),)
                 child = {**run.assignment, **result.model}
                 explorer.push(Job(child, k + 1, predicted, f"aim:{site[0]}@{site[1]} via {alt.cond.id}", boost), priority)
+
+
+def vain_checks(tried: dict[tuple[Any, int, int], str], program: BexProgram, sites: set[Site]) -> set[Site]:
+    """Panic sites whose check queries were all in vain (unsat or unknown on the paths that asked:
+    an assert on a total whose terms were all positive there): inputs that reached them are
+    mutated like those of the sites no query reached, since other terms may make them panic."""
+    statuses: dict[Site, set[str]] = {}
+    for (site, _, _), status in tried.items():
+        statuses.setdefault((program.functions[site[0]].name, site[1]), set()).add(status)
+    return {s for s, seen in statuses.items() if "sat" not in seen and s in sites}

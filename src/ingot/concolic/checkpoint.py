@@ -225,7 +225,7 @@ def two_stage_interrupt(requested: Callable[[], bool], request: Callable[[], Non
 SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_tried_checks",
          "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
-         "finished", "aims"}
+         "finished", "aims", "hit_counts"}
 DERIVED = {"view", "function", "options", "progress", "fn", "tracker_class", "_classes", "_edge_keys",
            "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start", "_siblings"}
 RESULT_DERIVED = {"function", "options", "edges"}
@@ -268,6 +268,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "last_random_covered": ex._last_random_covered,
         "finished": ex.finished,
         "aims": ex.aims.state(),
+        "hit_counts": set(ex.hit_counts.seen),
     }
 
 
@@ -318,6 +319,7 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex._last_random_covered = s["last_random_covered"]
     ex.finished = bool(s["finished"])
     ex.aims = PanicAims.load(s["aims"])
+    ex.hit_counts.seen = set(s["hit_counts"])
     ex.resumed = True
 
 

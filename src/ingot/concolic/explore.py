@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
-from ingot.concolic.aiming import PanicAims, aim_at_reaches
+from ingot.concolic.aiming import PanicAims, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.convert import to_python
@@ -229,7 +230,9 @@ class Explorer:
         self._aimed: set[tuple[str, int]] = set()  # sites with a check entry, or that panicked
         self.aims = PanicAims()  # sites reached with concrete operands (`ingot.concolic.aiming`)
         self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
-        self._corpus: list[dict[str, Any]] = []  # inputs that covered an edge first or found a bug
+        # inputs that covered an edge first, took one a new number of times, or found a bug
+        self._corpus: list[dict[str, Any]] = []
+        self.hit_counts = HitCounts()
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
         # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
         # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
@@ -441,10 +444,12 @@ class Explorer:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
         found something new with one or two of its values mutated, as a fuzzer would."""
         pending = self._panic_sites - self._aimed
+        if self._random_misses >= self.options.random_patience // 4:  # edges stall: sites aimed at in vain too
+            pending |= vain_checks(self._tried_checks, self.view.bytecode, self._panic_sites)
         if self.aims.has_seeds(pending) and self._rng.random() < (0.8 if self.panic_phase() else 0.3):
             seed = self.aims.seed(self._rng, pending)
             if seed is not None:
-                return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached
+                return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached (or in vain)
         if self._corpus and self._rng.random() < 0.7:
             return self.mutated(self.dictionary.pick(self._rng, self._corpus))
         return self.fresh_assignment()
@@ -461,8 +466,10 @@ class Explorer:
                 out[name] = rng.randint(low, high)
             elif sort is Sort.STRING:
                 others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
+                splices = [v for v in (rng.choice(self._corpus).get(name) for _ in range(2) if self._corpus)
+                           if isinstance(v, str) and v]  # AFL's splicing: this input's value joined to another's
                 out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                                self.options.max_string_length, others, nudge)
+                                                self.options.max_string_length, others, nudge, splices)
             elif sort is Sort.INT:
                 same = [v for k, v in out.items() if k != name and self.space.sorts.get(k) is Sort.INT
                         and k not in self.space.bounds]
@@ -530,7 +537,7 @@ class Explorer:
                                             [str(f) for f in err.trace], site, res.runs, now))
                 if res.first_finding_s is None:
                     res.first_finding_s = now
-        if new_edges or new_finding:
+        if self.hit_counts.new(run.trace.edges) or new_edges or new_finding:
             self._corpus.append(run.assignment)
         if new_edges or new_finding or not res.tests:
             res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),

@@ -99,18 +99,22 @@ class Dictionary:
         return rng.uniform(-1000, 1000)
 
     def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None,
-                      nudge: float = 0.0) -> str:
+                      nudge: float = 0.0, splices: list[str] | None = None) -> str:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
-        separator; a cut; the string doubled; or another input's value copied (a map key
+        separator (a quarter of the time the token is one of `splices`, the same input's values in
+        other corpus entries: AFL's splicing joins "-1 fee" and "x\ny"); a cut; the string doubled, or one of its parts repeated or dropped; a one-character literal
+        swapped for another; or another input's value copied (a map key
         that should equal a looked-up item). Mutations aimed at a panic site (`nudge` > 0) move
         a number written in `s` with that probability (AFL's arithmetic on text: a parsed
-        count or divisor steps to 0), and draw some tokens from the `settings`."""
+        count or divisor steps to 0, an amount changes sign), and draw some tokens from the `settings`."""
         digits = [m for m in DIGIT_RUN.finditer(s)]
         if nudge and digits and rng.random() < nudge:
             m = rng.choice(digits)
             n = int(m.group())
-            return (s[:m.start()] + str(rng.choice((0, 0, n - 1, n + 1))) + s[m.end():])[:max_length]
+            moved = rng.choice((0, 0, n - 1, n + 1, -n))
+            start = m.start() - (moved < 0 and s[m.start() - 1:m.start()] == "+")  # "+2" -> "-2"
+            return (s[:start] + str(moved) + s[m.end():])[:max_length]
         keys = [k for k, values in self.settings.items() if values and k in s] if nudge else []
         if keys and rng.random() < nudge:
             # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
@@ -124,7 +128,7 @@ class Dictionary:
             # or a key it lacks comes with such a value, as one more record ("retries=3" -> "retries=3\nworkers=0")
             setting = rng.choice(self.settings[rng.choice(missing)])
             return (s + self.between(rng, "") + setting if s else setting)[:max_length]
-        token = self.token(rng)
+        token = rng.choice(splices) if splices and rng.random() < 0.25 else self.token(rng)
         sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
         if roll < 0.1 and others:
@@ -145,8 +149,14 @@ class Dictionary:
             cuts = [i for i, c in enumerate(s) if c in self.separators]
             at = rng.choice(cuts)
             out = s[: at + 1] + token
-        elif roll < 0.87 and s:
+        elif roll < 0.8 and s:
             out = s + sep + s
+        elif roll < 0.9 and any(c in s for c in self.separators):
+            out = self.repeat_segment(rng, s)
+        elif roll < 0.95 and len(self.separators) > 1 and any(c in s for c in self.separators):
+            # one of the program's one-character literals for another: "+2 fee" -> "-2 fee"
+            at = rng.choice([i for i, c in enumerate(s) if c in self.separators])
+            out = s[:at] + rng.choice([c for c in self.separators if c != s[at]]) + s[at + 1:]
         elif s:
             a = rng.randint(0, len(s) - 1)
             out = s[:a] + s[rng.randint(a + 1, len(s)):]
@@ -179,6 +189,17 @@ class Dictionary:
         """An input of the corpus to mutate: half the time one of the last three found (the
         search's frontier: records are added to them one at a time), else any."""
         return rng.choice(corpus[-3:] if rng.random() < 0.5 else corpus)
+
+    def repeat_segment(self, rng: random.Random, s: str) -> str:
+        """`s` with one of its parts (between separators it holds) repeated once or twice, or
+        dropped: "/api/../x" -> "/api/../../x", "-2 fee\nx" -> "-2 fee\nx\nx", "/a/../b/" ->
+        "/a/../". A program that counts parts (`..` climbing a path, rejected lines) branches on
+        how many there are, a count no query can aim at."""
+        sep = rng.choice([c for c in self.separators if c in s])
+        parts = s.split(sep)
+        at = rng.randrange(len(parts))
+        parts[at:at + 1] = [parts[at]] * rng.choice((0, 2, 3))
+        return sep.join(parts)
 
     def token(self, rng: random.Random) -> str:
         roll = rng.random()

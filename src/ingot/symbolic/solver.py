@@ -27,6 +27,7 @@ from typing import Any
 
 import z3
 
+from ingot.symbolic import straight_line
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.z3_strings import STRING_OPS
 from ingot.symbolic.z3_strings import translate as translate_string_op
@@ -72,6 +73,8 @@ DEFAULT_STRING_MODEL_UNITS = 1_500_000
 # What a query over those terms is charged beyond its units: setting up a fresh string solver
 # and its regular languages costs time Z3 does not count (~10-50 ms, as much as 10-20 k units).
 QUERY_UNITS = 15_000
+# The most one query over strings may spend while the string models have a budget (`Solver.string_rlimit`).
+STRING_QUERY_RLIMIT = 300_000
 
 
 @dataclass
@@ -253,18 +256,31 @@ class Solver:
             for node_name in sorted(c.vars):
                 names.setdefault(node_name, Sort.INT)
         if self._on_strings(query, names):
+            # A split's definition as the straight-line case(s) the query allows: far cheaper.
+            straight = straight_line.solve(self, query, names, timeout, start)
+            if straight is not None:
+                self.stats.time_s += time.perf_counter() - start
+                return straight
             # Z3's string solver slows down by orders of magnitude in an incremental solver that
             # has seen many queries: a string query gets a fresh solver (same context, same seed).
             fresh = z3.Solver(ctx=self.ctx)
             fresh.set("timeout", timeout)
             fresh.set("random_seed", self.seed)
-            fresh.set("rlimit", self.rlimit)
+            fresh.set("rlimit", self.string_rlimit())
             return self._check(fresh, query, names, start)
         s.push()
         try:
             return self._check(s, query, names, start)
         finally:
             s.pop()
+
+    def string_rlimit(self) -> int:
+        """The resource limit of a query over strings, lower than others' while the string models
+        have a budget: one query Z3 finds hard (a parsed number past a bound) must leave the models
+        running for the many cheap ones."""
+        if self.model_units_cap is None:
+            return self.rlimit
+        return min(self.rlimit, STRING_QUERY_RLIMIT) if self.rlimit else STRING_QUERY_RLIMIT
 
     def replay(self, log: list[tuple[int, list[Expr]]]) -> None:
         """Ask Z3 the queries of another `Solver`'s `z3_log` (as expressions), in order, so that

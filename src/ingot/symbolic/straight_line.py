@@ -1,0 +1,211 @@
+"""Straight-line forms of queries over `split`'s parts (`string_models._Parts`).
+
+A split's definition is a disjunction over its number of parts `c`: `count == c`, the cut
+string `s` equal to the `c` parts joined by the separator, no separator inside a part. Z3's
+string solver pays dearly for it: with `s` equal to one of several concatenations of
+variables, each query over the parts solves word equations, and once lines are split again
+(a nested definition on a part) a query costs 10^5 to 10^6 resource units.
+
+The loop over the parts compares the count with constants, so most queries leave few
+counts possible. For the combination of counts the query allows with the fewest parts, the
+case is chosen here and `s`, when it is a variable, is replaced by its join wherever it
+occurs (in the other definitions too): the query is then straight-line (each string a
+concatenation of parts), which Z3 answers in a few thousand units. The first sat case
+answers, and so does unknown (the whole query is dearer still); unsat is an answer only
+when no other combination was possible. Otherwise the caller asks the whole query.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from ingot.symbolic.expr import Expr, Op, Sort
+
+if TYPE_CHECKING:
+    from ingot.symbolic.solver import Result, Solver
+
+# Values an expression is followed through (`_possible`) before it counts as unknown.
+MAX_VALUES = 16
+
+
+@dataclass(frozen=True)
+class Definition:
+    node: Expr  # the disjunction, one of the query's entries
+    count: str  # the count variable's name
+    source: Expr  # the string that was cut
+    cases: dict[int, tuple[Expr, Expr]]  # count -> (the case, the parts joined)
+
+
+def definition_of(e: Expr) -> Definition | None:
+    """The split definition `e` is (`_Parts.definition`), or None."""
+    if e.op is not Op.OR:
+        return None
+    cases: dict[int, tuple[Expr, Expr]] = {}
+    count = source = None
+    for case in e.args:
+        if case.op is not Op.AND or len(case.args) < 2:
+            return None
+        pinned, equal = case.args[0], case.args[1]
+        if pinned.op is not Op.EQ or equal.op is not Op.EQ:
+            return None
+        var, c = sorted(pinned.args, key=lambda a: a.is_const)
+        if var.op is not Op.VAR or not c.is_const or not var.value.startswith("$split") \
+                or not var.value.endswith(".$len") or (count is not None and var.value != count):
+            return None
+        count = var.value
+        prefix = count[: -len(".$len")] + "["
+        joined, cut = equal.args
+        if not _only(joined, prefix):
+            joined, cut = cut, joined
+        if not _only(joined, prefix) or cut.vars & joined.vars or (source is not None and cut is not source):
+            return None
+        source = cut
+        cases[int(c.value)] = (case, joined)
+    if count is None or source is None:
+        return None
+    return Definition(e, count, source, cases)
+
+
+def _only(e: Expr, prefix: str) -> bool:
+    return bool(e.vars) and all(v.startswith(prefix) for v in e.vars) and e.op in (Op.VAR, Op.CONCAT)
+
+
+def feasible_counts(d: Definition, query: list[Expr]) -> list[int]:
+    """The counts no entry of the query on `d`'s count rules out (as far as constants decide)."""
+    on_count = [q for q in query if d.count in q.vars and q is not d.node]
+    out = []
+    for c in sorted(d.cases):
+        env = {d.count: c}
+        if all(_maybe_true(q, env) for q in on_count):
+            out.append(c)
+    return out
+
+
+def _maybe_true(e: Expr, env: dict[str, Any]) -> bool:
+    values = _possible(e, env, {})
+    return values is None or True in values
+
+
+def _possible(e: Expr, env: dict[str, Any], memo: dict[int, frozenset[Any] | None]) -> frozenset[Any] | None:
+    """The values `e` may take with `env`'s variables fixed and the others free (None: any)."""
+    if e.id in memo:
+        return memo[e.id]
+    out: frozenset[Any] | None = None
+    if e.op is Op.CONST:
+        out = frozenset((e.value,))
+    elif e.op is Op.VAR:
+        out = frozenset((env[e.value],)) if e.value in env else None
+    elif e.op is Op.ITE:
+        cond = _possible(e.args[0], env, memo)
+        branches = [b for b, v in ((e.args[1], True), (e.args[2], False)) if cond is None or v in cond]
+        sets = [_possible(b, env, memo) for b in branches]
+        out = None if any(s is None for s in sets) else frozenset().union(*sets)  # type: ignore[arg-type]
+    elif e.op in _COMBINE:
+        sets = [_possible(a, env, memo) for a in e.args]
+        if e.op in (Op.AND, Op.OR, Op.NOT):
+            sets = [frozenset((True, False)) if s is None else s for s in sets]
+        if all(s is not None for s in sets) and _product_size(sets) <= MAX_VALUES:
+            out = frozenset(_COMBINE[e.op](*vs) for vs in itertools.product(*sets))  # type: ignore[arg-type]
+            if len(out) > MAX_VALUES:
+                out = None
+        elif e.sort is Sort.BOOL:
+            out = frozenset((True, False))
+    memo[e.id] = out
+    return out
+
+
+def _product_size(sets: list[Any]) -> int:
+    n = 1
+    for s in sets:
+        n *= len(s)
+    return n
+
+
+_COMBINE: dict[Op, Any] = {
+    Op.ADD: lambda a, b: a + b, Op.SUB: lambda a, b: a - b, Op.MUL: lambda a, b: a * b,
+    Op.NEG: lambda a: -a, Op.EQ: lambda a, b: a == b, Op.LT: lambda a, b: a < b,
+    Op.LE: lambda a, b: a <= b, Op.NOT: lambda a: not a,
+    Op.AND: lambda *a: all(a), Op.OR: lambda *a: any(a),
+}
+
+
+def combinations(choices: list[list[int]]) -> Iterator[tuple[int, ...]]:
+    """Every choice of one count per definition, fewest parts (then earlier definitions) first."""
+    return iter(sorted(itertools.product(*choices), key=lambda combo: (sum(combo), combo)))
+
+
+def solve(solver: Solver, query: list[Expr], names: dict[str, Sort], timeout: int, start: float) -> Result | None:
+    """The answer from straight-line cases of the query's split definitions; None: ask the whole query."""
+    from ingot.symbolic.solver import Result
+
+    defs = [d for d in (definition_of(q) for q in query) if d is not None]
+    if not defs:
+        return None
+    choices = [feasible_counts(d, query) for d in defs]
+    if any(not c for c in choices):
+        return Result("unsat")  # no count of parts is left for some split: the whole query is unsat too
+    # The fewest parts first; unsat proves the whole query unsat only when no other count was
+    # possible (otherwise the whole query decides, and Z3 picks the count itself).
+    result = _solve_case(solver, query, defs, next(combinations(choices)), names, timeout, start)
+    if result is not None and result.status == "unsat" and _product_size(choices) > 1:
+        return None
+    return result
+
+
+def _solve_case(solver: Solver, query: list[Expr], defs: list[Definition], combo: tuple[int, ...],
+                names: dict[str, Sort], timeout: int, start: float) -> Result | None:
+    from ingot.symbolic.solver import Result
+
+    try:
+        chosen = {d.node.id: d.cases[c][0] for d, c in zip(defs, combo)}
+        pairs = [(solver.to_z3(d.source), solver.to_z3(d.cases[c][1]))
+                 for d, c in zip(defs, combo) if d.source.op is Op.VAR]
+        joins = _composed(pairs)
+        s = z3.Solver(ctx=solver.ctx)
+        s.set("timeout", timeout)
+        s.set("random_seed", solver.seed)
+        s.set("rlimit", solver.string_rlimit())
+        for q in query:
+            s.add(_substituted(solver.to_z3(chosen.get(q.id, q)), joins))
+        for name in sorted(names):
+            if name in solver._vars:
+                for dom in solver.domain(name, solver._vars[name][0]):
+                    s.add(_substituted(dom, joins))
+        status = s.check()
+        solver._count_units(s, query)
+    except z3.Z3Exception:
+        return None
+    if status == z3.unsat:
+        return Result("unsat")
+    if status != z3.sat:
+        return Result("unknown")
+    m = s.model()
+    model = {}
+    for name in sorted(names):
+        if name in solver._vars:
+            sort, v = solver._vars[name]
+            model[name] = _value(m.eval(_substituted(v, joins), model_completion=True), sort)
+    return Result("sat", model)
+
+
+def _composed(pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+    """The substitution with every join written over parts no other join replaces (nested splits)."""
+    out = list(pairs)
+    for _ in range(len(pairs)):
+        out = [(v, z3.substitute(j, *out)) if out else (v, j) for v, j in out]
+    return out
+
+
+def _substituted(e: z3.ExprRef, joins: list[tuple[z3.ExprRef, z3.ExprRef]]) -> z3.ExprRef:
+    return z3.substitute(e, *joins) if joins else e
+
+
+def _value(v: z3.ExprRef, sort: Sort) -> Any:
+    from ingot.symbolic.solver import _value as value_of
+
+    return value_of(v, sort)
