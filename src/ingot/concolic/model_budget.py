@@ -9,13 +9,14 @@ a message of six words), but with the models off such an input's path holds no c
 on the string, so nothing is negated from there and the conditions after it are left to
 chance (`words[0] == "please"`, a digit sum that is a multiple of ten).
 
-So when the queue is empty and the models are off, and inputs were added to the corpus (they
-covered an edge first or found a bug) since the models went off, the search grants another
-tranche and runs those inputs again, newest first, with the
-models on: their expansions negate the conditions along the new paths. A renewal needs a new
-entry (a new edge or finding), so there are few; `MODEL_TRANCHES` bounds them all the same
-(each tranche is seconds of string solving). The renewals depend only on Z3's unit counts and
-the search's own order, so the same seed gives the same search.
+So when the edge search is over (full coverage, or random rounds without progress) and the
+models are off, and inputs were added to the corpus (they covered an edge first or found a
+bug) since the models went off, the search grants another tranche and runs those inputs
+again, newest first, with the models on: their expansions negate the conditions along the
+new paths. A renewal waits for the random rounds to run out of progress (every input they
+found runs in one renewal), so there are few; `MODEL_TRANCHES` bounds them all the same
+(each tranche is seconds of string solving). The renewals depend only on Z3's unit counts
+and the search's own order, so the same seed gives the same search.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class ModelBudget:
         tranche = explorer.options.string_model_units
         solver = explorer.solver
         corpus = explorer._corpus
-        if tranche is None or self.explored is None or len(corpus) <= self.explored \
+        if tranche is None or self.explored is None or len(corpus) <= self.explored or not explorer.panic_phase() \
                 or self.renewals + 1 >= MODEL_TRANCHES or solver.stats.model_units < (self.cap(tranche) or 0):
             return False
         self.renewals += 1

@@ -404,21 +404,13 @@ def int_parse_model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: li
     """`int.parse(s)`: `[+-]?[0-9]+` within the int range parses; anything else throws `ParseError`.
 
     Whether it parses is a CHECK entry (the explorer aims at both sides); the value is
-    the digits' number with the sign. On a run whose text has no sign (nearly every one) the
-    model assumes none, so the value is the digits' number alone: Z3 solves a condition on it
-    several times faster, and an overflow check of arithmetic on it at once instead of running
-    out of resources on the sign's cases.
+    the digits' number with the sign.
     """
     s = _symbolic_string(t, frame, shadows[0], args[0])
     if s is None:
         return fn(*args), None
     x = t.x
-    if isinstance(args[0], str) and args[0][:1] not in ("-", "+") and not _one_char_at_most(s):
-        t.assume(frame, x.not_(x.or_(x.str_pred(Op.PREFIX, s, x.const("-")), x.str_pred(Op.PREFIX, s, x.const("+")))))
-        plain = x.str_op(Op.TO_INT, s)
-        well_formed, value = x.le(x.const(0), plain), plain
-    else:
-        well_formed, value = _signed_number(t, s)
+    well_formed, value = _signed_number(t, s)
     parses = x.and_(well_formed, x.le(x.const(INT_MIN), value), x.le(value, x.const(INT_MAX)))
     result = _parse_checked(t, frame, fn, args, parses)
     return result, value
