@@ -102,11 +102,15 @@ class Dictionary:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
         separator; a cut; the string doubled; or another input's value copied (a map key
-        that should equal a looked-up item). Mutations aimed at a panic site (`nudge` > 0) move
-        a number written in `s` with that probability (AFL's arithmetic on text: a parsed
-        count or divisor steps to 0), give a key the input holds a value from the `settings`,
-        and drop one separator (a count of fields or spaces steps down), each with that
-        probability, in this order."""
+        that should equal a looked-up item). Mutations aimed at a panic site (`nudge` > 0) drop
+        one separator with half that probability (a count of fields or spaces steps down),
+        move a number written in `s` with that probability (AFL's arithmetic on text: a parsed
+        count or divisor steps to 0), and draw some tokens from the `settings`."""
+        marks = [i for i, c in enumerate(s) if c in self.separators and not c.isalnum()] if nudge else []
+        if marks and rng.random() < nudge / 2:
+            # a count of separators (fields, spaces, dashes) steps down: one of them is dropped
+            at = rng.choice(marks)
+            return s[:at] + s[at + 1:]
         digits = [m for m in DIGIT_RUN.finditer(s)]
         if nudge and digits and rng.random() < nudge:
             m = rng.choice(digits)
@@ -118,11 +122,6 @@ class Dictionary:
             key = rng.choice(keys)
             at = rng.choice([i for i in range(len(s)) if s.startswith(key, i)])
             return (s[:at] + rng.choice(self.settings[key]) + s[at + len(key):])[:max_length]
-        marks = [i for i, c in enumerate(s) if c in self.separators and not c.isalnum()] if nudge else []
-        if marks and rng.random() < nudge:
-            # a count of separators (fields, spaces, dashes) steps down: one of them is dropped
-            at = rng.choice(marks)
-            return s[:at] + s[at + 1:]
         token = self.token(rng)
         sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
