@@ -30,6 +30,7 @@ from typing import Any
 
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
 from ingot.mir import ir, pretty
+from ingot.mir.catch_panics import dead_panic_tests
 from ingot.mir.cleanup import successors
 from ingot.semantics.clients import ClientRef, ClientSpec, EnvRef
 from ingot.semantics.resolve import Items
@@ -164,8 +165,10 @@ _TERMINATOR_KINDS = {
 class FunctionView:
     """One function: signature, CFG, branch edges, and its bytecode's transfer records."""
 
-    def __init__(self, mir: ir.MirFunction, bex: BexFunction) -> None:
+    def __init__(self, mir: ir.MirFunction, bex: BexFunction,
+                 dead_edges: frozenset[tuple[int, int]] = frozenset()) -> None:
         self._mir = mir
+        self._dead_edges = dead_edges  # (block, target): `is_panic` tests no caught value can pass
         self._bex = bex
         self.name = mir.name
         self.is_llm = mir.kind is ir.FnKind.LLM
@@ -208,7 +211,8 @@ class FunctionView:
 
         An edge into a compiler-made `unreachable` block (the `otherwise` of an
         exhaustive match, the last type test of an exhaustive match on a union) is
-        one no input can take by construction; it is not a branch edge.
+        one no input can take by construction; it is not a branch edge. Nor is the rethrow
+        of a panic by a `catch` whose protected code cannot panic (`ingot.mir.catch_panics`).
         """
         edges: list[Edge] = []
         blocks = self._mir.blocks
@@ -221,7 +225,7 @@ class FunctionView:
             site = StmtId(self.name, i, -1)
             if isinstance(t, ir.Branch):
                 edges.extend(Edge(site, target, label) for target, label in ((t.then_bb, "true"), (t.else_bb, "false"))
-                             if not dead(target))
+                             if not dead(target) and (i, target) not in self._dead_edges)
             elif isinstance(t, ir.Switch):
                 seen: set[int] = set()
                 for key, target in t.arms:
@@ -276,7 +280,9 @@ class ProgramView:
         self._mir = mir
         self._bex = bex
         self._items = items
-        self._functions = {name: FunctionView(fn, bex.by_name[name]) for name, fn in mir.functions.items()}
+        llm = {name for name, fn in mir.functions.items() if fn.kind is ir.FnKind.LLM}
+        self._functions = {name: FunctionView(fn, bex.by_name[name], dead_panic_tests(fn, llm))
+                           for name, fn in mir.functions.items()}
         self._meta = MappingProxyType(dict(meta or {}))
         self._clients = MappingProxyType(dict(clients or {}))
         self._llm_clients = MappingProxyType(dict(llm_clients or {}))

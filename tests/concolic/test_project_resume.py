@@ -50,8 +50,8 @@ def started(log: Path) -> set[str]:
 
 
 def test_an_interrupted_project_run_resumes_to_the_uninterrupted_report(tmp_path: Path) -> None:
-    # ReadInvoice (a retry loop counting against an input number) runs for seconds at this budget,
-    # so the project is still running when Ctrl-C lands after the first checkpoint.
+    # Checkout and CartTotal (loops over carts) run for seconds at this budget, so the project is
+    # still running when Ctrl-C lands after the first checkpoint.
     budget = ("--max-runs", "1500")
     state = tmp_path / "state"
     interrupted = subprocess.Popen(command(*SELECTED, *budget, "--workers", "2", "--state", str(state)),

@@ -135,7 +135,7 @@ def test_chromium_shows_every_uncovered_branch_on_its_line(project: ingot.Progra
         lines = len(f.text.split("\n"))
         assert sorted(rows) == list(range(1, lines + 1))
         marked = {(n, name) for n, row in rows.items() for status, name in row["edges"] if status == "uncovered"}
-        assert marked == expected[f.name]
+        assert marked == expected.get(f.name, set())
         for n, _ in marked:
             assert "branch-miss" in rows[n]["classes"]
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.aiming import PanicAims
+from ingot.concolic.model_budget import ModelBudget
 from ingot.files import write_atomic_bytes
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.solver import Result, SolverStats
@@ -225,7 +226,7 @@ def two_stage_interrupt(requested: Callable[[], bool], request: Callable[[], Non
 SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_tried_checks",
          "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
-         "finished", "aims", "hit_counts"}
+         "finished", "aims", "hit_counts", "models"}
 DERIVED = {"view", "function", "options", "progress", "fn", "tracker_class", "_classes", "_edge_keys",
            "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start", "_siblings"}
 RESULT_DERIVED = {"function", "options", "edges"}
@@ -269,6 +270,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "finished": ex.finished,
         "aims": ex.aims.state(),
         "hit_counts": set(ex.hit_counts.seen),
+        "models": ex.models.state(),
     }
 
 
@@ -320,6 +322,8 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex.finished = bool(s["finished"])
     ex.aims = PanicAims.load(s["aims"])
     ex.hit_counts.seen = set(s["hit_counts"])
+    ex.models = ModelBudget.load(s["models"])
+    ex.solver.model_units_cap = ex.models.cap(ex.options.string_model_units)
     ex.resumed = True
 
 

@@ -30,6 +30,7 @@ from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
+from ingot.concolic.model_budget import ModelBudget
 from ingot.convert import to_python
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
@@ -229,6 +230,7 @@ class Explorer:
         self._panic_sites = panic_sites(view.bytecode, functions)
         self._aimed: set[tuple[str, int]] = set()  # sites with a check entry, or that panicked
         self.aims = PanicAims()  # sites reached with concrete operands (`ingot.concolic.aiming`)
+        self.models = ModelBudget()  # the string models' budget, renewed for inputs found without them
         self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
         # inputs that covered an edge first, took one a new number of times, or found a bug
         self._corpus: list[dict[str, Any]] = []
@@ -274,10 +276,11 @@ class Explorer:
         vm = self.tracker_class(self.view, self.x, env=None, max_depth=self.options.max_depth,  # type: ignore[arg-type]
                                 max_steps=self.options.max_steps, prune_after=self.options.prune_after)
         vm.max_parts = self.options.max_len  # parts of a `split` modelled exactly (more: concretized)
-        cap = self.options.string_model_units
+        cap = self.solver.model_units_cap
         if cap is not None and self.solver.stats.model_units >= cap:
             vm.string_models = False
             self.limit("string-models-off")
+            self.models.note_off(len(self._corpus))
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
                                self._classes)
         env = LlmInputs(builder, self.view)
@@ -413,6 +416,8 @@ class Explorer:
         row without new coverage.
         """
         res = self.result
+        if self.models.renew(self):
+            return True
         if self.panic_phase() and not self.panic_search_left():
             return False
         covered_before = len(res.covered)

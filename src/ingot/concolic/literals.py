@@ -103,11 +103,18 @@ class Dictionary:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
         separator (a quarter of the time the token is one of `splices`, the same input's values in
-        other corpus entries: AFL's splicing joins "-1 fee" and "x\ny"); a cut; the string doubled, or one of its parts repeated or dropped; a one-character literal
-        swapped for another; or another input's value copied (a map key
-        that should equal a looked-up item). Mutations aimed at a panic site (`nudge` > 0) move
-        a number written in `s` with that probability (AFL's arithmetic on text: a parsed
-        count or divisor steps to 0, an amount changes sign), and draw some tokens from the `settings`."""
+        other corpus entries: AFL's splicing joins "-1 fee" and "x\ny"); a cut; the string doubled, or
+        one of its parts repeated or dropped; a one-character literal swapped for another; or another
+        input's value copied (a map key that should equal a looked-up item). Mutations aimed at a
+        panic site (`nudge` > 0) drop one separator with half that probability (a count of fields or
+        spaces steps down), move a number written in `s` with that probability (AFL's arithmetic on
+        text: a parsed count or divisor steps to 0, an amount changes sign), and draw some tokens
+        from the `settings`."""
+        marks = [i for i, c in enumerate(s) if c in self.separators and not c.isalnum()] if nudge else []
+        if marks and rng.random() < nudge / 2:
+            # a count of separators (fields, spaces, dashes) steps down: one of them is dropped
+            at = rng.choice(marks)
+            return s[:at] + s[at + 1:]
         digits = [m for m in DIGIT_RUN.finditer(s)]
         if nudge and digits and rng.random() < nudge:
             m = rng.choice(digits)

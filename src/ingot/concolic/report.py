@@ -100,6 +100,7 @@ LIMIT_WORDS = {
     "run-timeout": "runs cut by the time budget",
     "memory": "runs cut by the memory cap",
     "string-models-off": "runs with the string models off (their solver budget spent)",
+    "string-models-renewed": "string-model budgets renewed for inputs found without them",
     "revisit-cap": "flips skipped at the revisit cap",
     "check-repeat": "panic checks not re-aimed on other paths",
     "concretize-flips": "concretization flips skipped at the cap",
