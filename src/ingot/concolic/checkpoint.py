@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 
 # 2: path sites are (function index, pc) tuples, call contexts hash function indices, the
 # panic search's state is saved; a version-1 state is refused rather than resumed differently.
-FORMAT_VERSION = 2
+# 3: the hit counts, the string models' renewals and the inputs that covered an edge first are saved.
+FORMAT_VERSION = 3
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
@@ -223,7 +224,7 @@ def two_stage_interrupt(requested: Callable[[], bool], request: Callable[[], Non
 # -- the search state as plain data ------------------------------------------------------------
 # Explorer attributes that `_capture` saves, and those rebuilt from the program and options
 # (tests check that every attribute is one or the other).
-SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_tried_checks",
+SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_firsts", "_tried_checks",
          "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
          "finished", "aims", "hit_counts", "models"}
@@ -258,6 +259,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "aimed": set(ex._aimed),
         "concretized_seen": {k: [e.id for e in v] for k, v in ex._concretized_seen.items()},
         "corpus": list(ex._corpus),
+        "firsts": list(ex._firsts),
         "tried_checks": dict(ex._tried_checks),
         "concretize_flips": dict(ex._concretize_flips),
         "revisits": dict(ex._revisits),
@@ -310,6 +312,7 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex._aimed = set(s["aimed"])
     ex._concretized_seen = {k: [by_id[i] for i in v] for k, v in s["concretized_seen"].items()}
     ex._corpus = list(s["corpus"])
+    ex._firsts = list(s["firsts"])
     ex._tried_checks = dict(s["tried_checks"])
     ex._concretize_flips = dict(s["concretize_flips"])
     ex._revisits = dict(s["revisits"])

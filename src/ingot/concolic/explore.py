@@ -234,6 +234,7 @@ class Explorer:
         self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
         # inputs that covered an edge first, took one a new number of times, or found a bug
         self._corpus: list[dict[str, Any]] = []
+        self._firsts: list[dict[str, Any]] = []  # those that covered an edge first or found a bug
         self.hit_counts = HitCounts()
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
         # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
@@ -280,7 +281,7 @@ class Explorer:
         if cap is not None and self.solver.stats.model_units >= cap:
             vm.string_models = False
             self.limit("string-models-off")
-            self.models.note_off(len(self._corpus))
+            self.models.note_off(len(self._firsts))
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
                                self._classes)
         env = LlmInputs(builder, self.view)
@@ -456,7 +457,7 @@ class Explorer:
             if seed is not None:
                 return self.mutated(seed, nudge=0.5)  # directed at a panic site no query reached (or in vain)
         if self._corpus and self._rng.random() < 0.7:
-            return self.mutated(self.dictionary.pick(self._rng, self._corpus))
+            return self.mutated(self.dictionary.pick(self._rng, self._corpus, self._firsts))
         return self.fresh_assignment()
 
     def mutated(self, base: dict[str, Any], nudge: float = 0.0) -> dict[str, Any]:
@@ -544,6 +545,8 @@ class Explorer:
                     res.first_finding_s = now
         if self.hit_counts.new(run.trace.edges) or new_edges or new_finding:
             self._corpus.append(run.assignment)
+            if new_edges or new_finding:
+                self._firsts.append(run.assignment)
         if new_edges or new_finding or not res.tests:
             res.tests.append(TestCase(run.args, run.mocks, run.outcome.as_dict(),
                                       [edge_label(self.view, e) for e in new_edges], res.runs, now))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,35 +106,12 @@ class Dictionary:
         other corpus entries: AFL's splicing joins "-1 fee" and "x\ny"); a cut; the string doubled, or
         one of its parts repeated or dropped; a one-character literal swapped for another; or another
         input's value copied (a map key that should equal a looked-up item). Mutations aimed at a
-        panic site (`nudge` > 0) drop one separator with half that probability (a count of fields or
-        spaces steps down), move a number written in `s` with that probability (AFL's arithmetic on
-        text: a parsed count or divisor steps to 0, an amount changes sign), and draw some tokens
-        from the `settings`."""
-        marks = [i for i, c in enumerate(s) if c in self.separators and not c.isalnum()] if nudge else []
-        if marks and rng.random() < nudge / 2:
-            # a count of separators (fields, spaces, dashes) steps down: one of them is dropped
-            at = rng.choice(marks)
-            return s[:at] + s[at + 1:]
-        digits = [m for m in DIGIT_RUN.finditer(s)]
-        if nudge and digits and rng.random() < nudge:
-            m = rng.choice(digits)
-            n = int(m.group())
-            moved = rng.choice((0, 0, n - 1, n + 1, -n))
-            start = m.start() - (moved < 0 and s[m.start() - 1:m.start()] == "+")  # "+2" -> "-2"
-            return (s[:start] + str(moved) + s[m.end():])[:max_length]
-        keys = [k for k, values in self.settings.items() if values and k in s] if nudge else []
-        if keys and rng.random() < nudge:
-            # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
-            key = rng.choice(keys)
-            at = rng.choice([i for i in range(len(s)) if s.startswith(key, i)])
-            setting = rng.choice(self.settings[key])
-            return (s[:at] + setting + s[self.value_end(s, at + len(key), setting[len(key)])
-                                         :])[:max_length]
-        missing = [k for k in self.settings if k not in s] if nudge else []
-        if missing and rng.random() < nudge:
-            # or a key it lacks comes with such a value, as one more record ("retries=3" -> "retries=3\nworkers=0")
-            setting = rng.choice(self.settings[rng.choice(missing)])
-            return (s + self.between(rng, "") + setting if s else setting)[:max_length]
+        panic site (`nudge` > 0) are, with that probability, one of the `aimed_moves` that apply
+        to `s`."""
+        moves = self.aimed_moves(s) if nudge else []
+        if moves and rng.random() < nudge:
+            # one of the moves that apply, each as likely: a cascade of chances starved the last ones
+            return rng.choice(moves)(rng, s)[:max_length]
         token = rng.choice(splices) if splices and rng.random() < 0.25 else self.token(rng)
         sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
@@ -171,6 +148,46 @@ class Dictionary:
             out = token
         return out[:max_length]
 
+    def aimed_moves(self, s: str) -> list[Callable[[random.Random, str], str]]:
+        """The mutations aimed at a panic site that apply to `s`: drop a separator (a count of
+        fields or spaces steps down), move a number written in it (AFL's arithmetic on text: a
+        parsed count or divisor steps to 0, an amount changes sign), give a key it holds a
+        value that may panic, or add a key it lacks with such a value."""
+        moves: list[Callable[[random.Random, str], str]] = []
+        if any(c in self.separators and not c.isalnum() for c in s):
+            moves.append(self.drop_separator)
+        if DIGIT_RUN.search(s):
+            moves.append(self.move_number)
+        if any(values and k in s for k, values in self.settings.items()):
+            moves.append(self.revalue_key)
+        if any(k not in s for k in self.settings):
+            moves.append(self.add_setting)
+        return moves
+
+    def drop_separator(self, rng: random.Random, s: str) -> str:
+        at = rng.choice([i for i, c in enumerate(s) if c in self.separators and not c.isalnum()])
+        return s[:at] + s[at + 1:]
+
+    @staticmethod
+    def move_number(rng: random.Random, s: str) -> str:
+        m = rng.choice(list(DIGIT_RUN.finditer(s)))
+        n = int(m.group())
+        moved = rng.choice((0, 0, n - 1, n + 1, -n))
+        start = m.start() - (moved < 0 and s[m.start() - 1:m.start()] == "+")  # "+2" -> "-2"
+        return s[:start] + str(moved) + s[m.end():]
+
+    def revalue_key(self, rng: random.Random, s: str) -> str:
+        # a key the input already holds gets a value that may panic: "per&sort" -> "per=0&sort"
+        key = rng.choice([k for k, values in self.settings.items() if values and k in s])
+        at = rng.choice([i for i in range(len(s)) if s.startswith(key, i)])
+        setting = rng.choice(self.settings[key])
+        return s[:at] + setting + s[self.value_end(s, at + len(key), setting[len(key)]):]
+
+    def add_setting(self, rng: random.Random, s: str) -> str:
+        # a key the input lacks comes with such a value, as one more record ("retries=3" -> "retries=3\nworkers=0")
+        setting = rng.choice(self.settings[rng.choice([k for k in self.settings if k not in s])])
+        return s + self.between(rng, "") + setting if s else setting
+
     def value_end(self, s: str, at: int, sep: str) -> int:
         """Where the value a key at `at` holds in `s` ends: when the program reads lines and the
         key is followed by its separator `sep`, at the end of the line ("workers=1#0" is one
@@ -192,10 +209,11 @@ class Dictionary:
         return rng.choice(self.settings[rng.choice(sorted(self.settings))])
 
     @staticmethod
-    def pick(rng: random.Random, corpus: list[Any]) -> Any:
-        """An input of the corpus to mutate: half the time one of the last three found (the
-        search's frontier: records are added to them one at a time), else any."""
-        return rng.choice(corpus[-3:] if rng.random() < 0.5 else corpus)
+    def pick(rng: random.Random, corpus: list[Any], firsts: list[Any]) -> Any:
+        """An input of the corpus to mutate: half the time one of the last three that covered an
+        edge first or found a bug (the search's frontier: records are added to them one at a
+        time; inputs kept for a new hit count are many and would crowd it out), else any."""
+        return rng.choice(firsts[-3:] if firsts and rng.random() < 0.5 else corpus)
 
     def repeat_segment(self, rng: random.Random, s: str) -> str:
         """`s` with one of its parts (between separators it holds) repeated once or twice, or

@@ -10,8 +10,9 @@ on the string, so nothing is negated from there and the conditions after it are 
 chance (`words[0] == "please"`, a digit sum that is a multiple of ten).
 
 So when the edge search is over (full coverage, or random rounds without progress) and the
-models are off, and inputs were added to the corpus (they covered an edge first or found a
-bug) since the models went off, the search grants another tranche and runs those inputs
+models are off, and inputs covered an edge first or found a bug since the models went off
+(inputs kept only for taking an edge a new number of times are not run again: there are
+hundreds, and the tranche would go on the newest few), the search grants another tranche and runs those inputs
 again, newest first, with the models on: their expansions negate the conditions along the
 new paths. A renewal waits for the random rounds to run out of progress (every input they
 found runs in one renewal), so there are few; `MODEL_TRANCHES` bounds them all the same
@@ -55,7 +56,7 @@ class ModelBudget:
 
         tranche = explorer.options.string_model_units
         solver = explorer.solver
-        corpus = explorer._corpus
+        corpus = explorer._firsts  # not the inputs kept for a new hit count: too many to run again
         if tranche is None or self.explored is None or len(corpus) <= self.explored or not explorer.panic_phase() \
                 or self.renewals + 1 >= MODEL_TRANCHES or solver.stats.model_units < (self.cap(tranche) or 0):
             return False
