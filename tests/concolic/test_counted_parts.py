@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.concolic.test_concrete_panic_aims import checker, expected
+from test_concrete_panic_aims import checker, expected  # a sibling module: tests/ is no package
 
 import ingot
 from ingot.concolic.aiming import vain_checks
