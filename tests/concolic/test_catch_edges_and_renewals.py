@@ -11,15 +11,13 @@ full coverage on seeds 0, 1 and 2.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from witness_programs import bugs_found, checker, expected  # tests/ is no package
 
 import ingot
 from ingot.concolic.explore import Explorer, Options, edge_label, reachable_edges
@@ -30,19 +28,6 @@ APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
 BUG = ("DivisionByZero", 34)
 
 
-def checker() -> ModuleType:
-    """The application benchmarks' witness checker (engine driver, tracker replay)."""
-    if "apps_check_witnesses" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("apps_check_witnesses", APPS / "check_witnesses.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["apps_check_witnesses"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["apps_check_witnesses"]
-
-
-def expected(value: Any) -> tuple[str, Any]:
-    return ("err", value["error"]) if isinstance(value, dict) else ("ok", value)
 
 
 def reply(amount: str) -> list[str]:
@@ -100,7 +85,7 @@ def test_exploration_covers_every_edge_finds_the_bug_and_stops(seed: int) -> Non
     ex = Explorer(program.view, "QuoteCents", Options(seed=seed)).explore()
     assert len(ex.covered) == len(ex.edges)
     assert ex.stopped_by == "full-coverage"
-    found = {(f.kind, int(f.trace[-1].rsplit("line ", 1)[1].split(",")[0])) for f in ex.findings}
+    found = bugs_found(ex)
     assert BUG in found
 
 

@@ -16,11 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_concrete_panic_aims import checker, expected  # a sibling module: tests/ is no package
+from witness_programs import (  # tests/ is no package
+    assert_witnesses_on_engine,
+    assert_witnesses_on_ingot,
+    bugs_found,
+)
 
 import ingot
 from ingot.concolic.aiming import vain_checks
-from ingot.concolic.explore import Explorer, Options, reachable_edges
+from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.hit_counts import HitCounts, bucket
 from ingot.concolic.literals import Dictionary
 from ingot.symbolic import straight_line
@@ -52,34 +56,13 @@ NAMES = sorted(PROGRAMS)
 
 @pytest.mark.parametrize("name", NAMES)
 def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot(name: str) -> None:
-    fn, bug, witnesses = PROGRAMS[name]
-    program = ingot.load(HERE / f"{name}.baml")
-    mod = checker()
-    taken: set[tuple[str, int, int]] = set()
-    for args, value in witnesses:
-        w = {"args": args}
-        outcome, line = mod.ingot_outcome(program, fn, w)
-        assert outcome == expected(value), args
-        if outcome[0] == "err":
-            assert (outcome[1], line) == bug
-        taken |= mod.replay_edges(program, fn, w)
-    edges = {(e.site.function, e.site.block, e.target) for e in reachable_edges(program.view, fn)}
-    assert edges <= taken
+    assert_witnesses_on_ingot(HERE, PROGRAMS, name)
 
 
 @pytest.mark.slow
 def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
     pytest.importorskip("baml_bridge")
-    mod = checker()
-    engine = mod.Engine()
-    try:
-        for name in NAMES:
-            fn, _, witnesses = PROGRAMS[name]
-            source = (HERE / f"{name}.baml").read_text()
-            for args, value in witnesses:
-                assert engine.outcome(source, fn, {"args": args}) == expected(value), (name, args)
-    finally:
-        engine.close()
+    assert_witnesses_on_engine(HERE, PROGRAMS)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -88,7 +71,7 @@ def test_exploration_covers_every_edge_and_finds_the_bug(name: str, seed: int) -
     fn, bug, _ = PROGRAMS[name]
     program = ingot.load(HERE / f"{name}.baml")
     ex = Explorer(program.view, fn, Options(seed=seed)).explore()
-    found = {(f.kind, int(f.trace[-1].rsplit("line ", 1)[1].split(",")[0])) for f in ex.findings}
+    found = bugs_found(ex)
     assert bug in found
     assert len(ex.covered) == len(ex.edges)
 

@@ -12,22 +12,23 @@ seeds 0, 1 and 2 with either tracker.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from witness_programs import (  # tests/ is no package
+    assert_witnesses_on_engine,
+    assert_witnesses_on_ingot,
+    bugs_found,
+)
 
 import ingot
-from ingot.concolic.explore import Explorer, Options, reachable_edges
+from ingot.concolic.explore import Explorer, Options
 from ingot.symbolic.expr import Interner
 from ingot.symbolic.shadow import EntryKind
 from ingot.symbolic.tracker import TrackedVM
 
 HERE = Path(__file__).resolve().parent / "fixed_operands"
-APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
 
 # name -> (entry function, planted bug (kind, line), witnesses: (args, value or {"error": kind}))
 PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]]] = {
@@ -85,51 +86,17 @@ PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]
 NAMES = sorted(PROGRAMS)
 
 
-def checker() -> ModuleType:
-    """The application benchmarks' witness checker (engine driver, tracker replay)."""
-    if "apps_check_witnesses" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("apps_check_witnesses", APPS / "check_witnesses.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["apps_check_witnesses"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["apps_check_witnesses"]
-
-
-def expected(value: Any) -> tuple[str, Any]:
-    return ("err", value["error"]) if isinstance(value, dict) else ("ok", value)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot(name: str) -> None:
-    fn, bug, witnesses = PROGRAMS[name]
-    program = ingot.load(HERE / f"{name}.baml")
-    mod = checker()
-    taken: set[tuple[str, int, int]] = set()
-    for args, value in witnesses:
-        w = {"args": args}
-        outcome, line = mod.ingot_outcome(program, fn, w)
-        assert outcome == expected(value), args
-        if outcome[0] == "err":
-            assert (outcome[1], line) == bug
-        taken |= mod.replay_edges(program, fn, w)
-    edges = {(e.site.function, e.site.block, e.target) for e in reachable_edges(program.view, fn)}
-    assert edges <= taken
+    assert_witnesses_on_ingot(HERE, PROGRAMS, name)
 
 
 @pytest.mark.slow
 def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
     pytest.importorskip("baml_bridge")
-    mod = checker()
-    engine = mod.Engine()
-    try:
-        for name in NAMES:
-            fn, _, witnesses = PROGRAMS[name]
-            source = (HERE / f"{name}.baml").read_text()
-            for args, value in witnesses:
-                assert engine.outcome(source, fn, {"args": args}) == expected(value), (name, args)
-    finally:
-        engine.close()
+    assert_witnesses_on_engine(HERE, PROGRAMS)
 
 
 @pytest.mark.parametrize("tracker", ["interp", "compiled"])
@@ -139,7 +106,7 @@ def test_exploration_finds_the_planted_panic(name: str, seed: int, tracker: str)
     fn, bug, _ = PROGRAMS[name]
     program = ingot.load(HERE / f"{name}.baml")
     ex = Explorer(program.view, fn, Options(seed=seed, tracker=tracker)).explore()
-    found = {(f.kind, int(f.trace[-1].rsplit("line ", 1)[1].split(",")[0])) for f in ex.findings}
+    found = bugs_found(ex)
     assert bug in found
     assert len(ex.covered) == len(ex.edges)
     assert not ex.complete and not ex.infeasible  # concretized: never a proof
@@ -152,7 +119,7 @@ def test_the_check_posed_with_the_fixed_value_free_reaches_the_panic(name: str) 
     fn, bug, _ = PROGRAMS[name]
     program = ingot.load(HERE / f"{name}.baml")
     ex = Explorer(program.view, fn, Options(seed=0, random_patience=0)).explore()
-    found = {(f.kind, int(f.trace[-1].rsplit("line ", 1)[1].split(",")[0])) for f in ex.findings}
+    found = bugs_found(ex)
     assert bug in found
     assert ex.fixed_aims > 0
 

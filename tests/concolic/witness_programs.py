@@ -1,0 +1,70 @@
+"""What the test programs with witnesses share: each test module holds BAML programs that plant
+one bug, and witnesses (inputs with their expected value or error) that prove every branch edge
+feasible and the bug real, on ingot (replayed on the tracker) and on the real engine
+(`baml_bridge`, through the application benchmarks' checker)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import ingot
+from ingot.concolic.explore import Exploration, reachable_edges
+
+APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
+
+# name -> (entry function, planted bug (kind, line), witnesses: (args, value or {"error": kind}))
+Programs = dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]]]
+
+
+def checker() -> Any:
+    """The application benchmarks' witness checker (engine driver, tracker replay)."""
+    if "apps_check_witnesses" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("apps_check_witnesses", APPS / "check_witnesses.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["apps_check_witnesses"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["apps_check_witnesses"]
+
+
+def expected(value: Any) -> tuple[str, Any]:
+    return ("err", value["error"]) if isinstance(value, dict) else ("ok", value)
+
+
+def bugs_found(ex: Exploration) -> set[tuple[str, int]]:
+    """The findings as (kind, line of the innermost frame), as the programs name their bug."""
+    return {(f.kind, int(f.trace[-1].rsplit("line ", 1)[1].split(",")[0])) for f in ex.findings}
+
+
+def assert_witnesses_on_ingot(here: Path, programs: Programs, name: str) -> None:
+    """Every witness has its expected outcome on ingot, an error only at the planted bug, and the
+    witnesses together take every branch edge exploration counts."""
+    fn, bug, witnesses = programs[name]
+    program = ingot.load(here / f"{name}.baml")
+    mod = checker()
+    taken: set[tuple[str, int, int]] = set()
+    for args, value in witnesses:
+        w = {"args": args}
+        outcome, line = mod.ingot_outcome(program, fn, w)
+        assert outcome == expected(value), args
+        if outcome[0] == "err":
+            assert (outcome[1], line) == bug
+        taken |= mod.replay_edges(program, fn, w)
+    edges = {(e.site.function, e.site.block, e.target) for e in reachable_edges(program.view, fn)}
+    assert edges <= taken
+
+
+def assert_witnesses_on_engine(here: Path, programs: Programs) -> None:
+    """Every witness has the same outcome on the real engine."""
+    mod = checker()
+    engine = mod.Engine()
+    try:
+        for name, (fn, _, witnesses) in sorted(programs.items()):
+            source = (here / f"{name}.baml").read_text()
+            for args, value in witnesses:
+                assert engine.outcome(source, fn, {"args": args}) == expected(value), (name, args)
+    finally:
+        engine.close()
