@@ -156,3 +156,29 @@ def test_calling_a_value_that_is_not_a_function_panics_alike_everywhere() -> Non
     assert outcome(CompiledVM, p, "F", [1]) == expected
     for tracker in ("interp", "compiled"):
         assert tracked(tracker, p, 1)[:3] == expected[:3]
+
+
+def test_a_step_budget_counts_calls_through_values_on_every_executor() -> None:
+    """A call through a function value is a step like a direct call, on every executor: recursion
+    through a value stops at the same step budget with the same panic, tracked or not."""
+    p = ingot.load_source(
+        "function G(n: int) -> int { if (n == 0) { 0 } else { let g = G; 1 + g(n - 1) } }\n"
+        "function F(x: int) -> int { G(x) }")
+    finished = None
+    for budget in range(70, 90):  # the budget just below and at the one the run needs (41 calls, 81 steps)
+        n = 40
+        concrete = []
+        for vm_class in (VM, CompiledVM):
+            vm = vm_class(p.bex, max_steps=budget)
+            try:
+                concrete.append(("ok", vm.call(p.function("F"), [n])))
+            except BamlError as e:
+                concrete.append(("error", e.kind))
+        assert concrete[0] == concrete[1], (n, budget)
+        for tracker in ("interp", "compiled"):
+            run = Explorer(p.view, "F", Options(tracker=tracker, max_steps=budget)).run({"x": n})
+            got = ("ok", run.outcome.value) if run.outcome.error is None else ("error", run.outcome.error.kind)
+            assert got == concrete[0], (tracker, n, budget)
+        if finished is None and concrete[0][0] == "ok":
+            finished = budget
+    assert finished is not None and 70 < finished < 90

@@ -10,6 +10,15 @@ change without notice.
 
 from __future__ import annotations
 
+from ingot.bex.calls import (
+    check_entry,
+    leaves_bytecode,
+    not_callable,
+    runs_host,
+    stack_overflow,
+    value_callee,
+    wrong_arity,
+)
 from ingot.bex.compiled import (
     OP_RUNTIME,
     OP_SYMBOL,
@@ -44,11 +53,8 @@ from ingot.bex.program import (
 from ingot.bex.vm import (
     VM,
     bounded_trace,
-    not_callable,
     read_index,
-    stack_overflow,
     write_index,
-    wrong_arity,
 )
 
 __all__ = [
@@ -70,18 +76,22 @@ __all__ = [
     "Translation",
     "VM",
     "bounded_trace",
+    "check_entry",
     "ensure_recursion_limit",
     "float_operands",
     "float_order",
     "inline_builtin",
+    "leaves_bytecode",
     "literal",
     "make_catch",
     "not_callable",
     "read_index",
     "run_entry",
     "run_guarded",
+    "runs_host",
     "stack_overflow",
     "translate",
+    "value_callee",
     "write_index",
     "wrong_arity",
 ]

@@ -19,6 +19,14 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from ingot.bex.calls import (
+    check_entry,
+    outside_table,
+    runs_host,
+    stack_overflow,
+    value_callee,
+    wrong_arity,
+)
 from ingot.bex.opcodes import BINARY, OPCODES, Op
 from ingot.bex.program import PRELUDE_PREFIX, BexFunction, BexProgram, Cell, Closure
 from ingot.runtime import limits, ops
@@ -116,6 +124,7 @@ class VM:
         can share it."""
         self.program = program
         self.hosts: Mapping[str, Callable[..., Any]] = MappingProxyType(dict(hosts or {}))
+        self.outside = outside_table(program, self.hosts)  # per function: its calls leave the bytecode
         self.max_depth = max_depth
         self.max_steps = max_steps
         self.steps = 0
@@ -150,17 +159,14 @@ class VM:
     def invoke(self, fn: BexFunction | Closure, args: list[Any]) -> Any:
         cells: tuple[Cell, ...] = ()
         if isinstance(fn, Closure):
-            cells = fn.cells
-            if fn.bound:
-                args = [fn.receiver, *args]
-            fn = fn.function
-        if fn.kind != "body" or fn.name in self.hosts:  # the compiled tier has no function for it
+            fn, args, _, cells = value_callee(fn, args)
+        if self.outside[fn.index]:  # the compiled tier has no function for it
             return self.call_external(fn, args)
         return self.run(fn, args, cells)
 
     def call_external(self, fn: BexFunction, args: list[Any]) -> Any:
         """A call of a function without bytecode: an LLM function or a host (FFI) function."""
-        if fn.kind == "host" or fn.name in self.hosts:
+        if runs_host(fn, self.hosts):
             return self.call_host(fn, args)
         if self.llm is None:
             raise panic("HostUnavailable",
@@ -208,7 +214,7 @@ class VM:
         pc = 0
         program = self.program
         functions = program.functions
-        hosts = self.hosts
+        outside = self.outside
         builtins = program.builtins
         classes = list(program.classes.values())
         max_depth = self.max_depth - 1
@@ -268,7 +274,7 @@ class VM:
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
                             del stack[len(stack) - argc:]
-                        if callee.kind != "body" or hosts and callee.name in hosts:
+                        if outside[index]:
                             stack.append(self.call_external(callee, call_args))
                             continue
                         if len(frames) >= max_depth:
@@ -383,21 +389,13 @@ class VM:
                         call_args = stack[len(stack) - argc:] if argc else []
                         if argc:
                             del stack[len(stack) - argc:]
-                        target = stack.pop()
-                        if not isinstance(target, Closure):
-                            raise not_callable(target)
-                        if target.bound:
-                            call_args = [target.receiver, *call_args]
-                        callee = target.function
-                        if callee.kind != "body" or hosts and callee.name in hosts:
+                        callee, call_args, _, callee_cells = value_callee(stack.pop(), call_args)
+                        if outside[callee.index]:
                             stack.append(self.call_external(callee, call_args))
                             continue
-                        if len(frames) >= max_depth:
-                            raise stack_overflow()
-                        if budget is not None:
-                            self.tick()
+                        check_entry(len(frames), max_depth, callee, len(call_args), self.tick if budget else None)
                         frames.append((fn, code, consts, locals_, stack, pc, cells))
-                        fn, code, consts, cells = callee, callee.code, callee.consts, target.cells
+                        fn, code, consts, cells = callee, callee.code, callee.consts, callee_cells
                         locals_ = self.enter(callee, call_args)
                         stack = []
                         pc = 0
@@ -491,21 +489,6 @@ class VM:
         entries.append((fn, pc))
         return bounded_trace(entries, lambda e: e[0], lambda e: Frame(e[0].qualified, e[0].file, e[0].line_at(e[1] - 1)))
 
-
-
-def not_callable(target: Any) -> BamlRaise:
-    """The panic of calling a value that is not a function (every executor raises this one)."""
-    return panic("UserPanic", message=f"cannot call a value of type {type(target).__name__}")
-
-
-def stack_overflow() -> BamlRaise:
-    """The panic of a call past `max_depth` or past Python's own stack (every executor raises this one)."""
-    return panic("StackOverflow", message="stack overflow")
-
-
-def wrong_arity(fn: BexFunction, argc: int) -> BamlRaise:
-    """The panic of calling `fn` with `argc` arguments (a closure called through a value, or an entry call)."""
-    return panic("UserPanic", message=f"{fn.name} expects {fn.arity} argument(s), got {argc}")
 
 
 def read_index(base: Any, index: Any) -> Any:

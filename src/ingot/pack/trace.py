@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from ingot.bex.api import BexFunction
+from ingot.bex.api import BexFunction, runs_host
 from ingot.bex.api import Op as B
 from ingot.pack.tensors import is_tensor
 from ingot.runtime.values import Instance, Variant
@@ -73,7 +73,7 @@ class PackVM(TrackedVM):
         self.host_calls: list[HostCall] = []
 
     def external_call(self, frame: Frame, fn: BexFunction, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
-        if fn.kind != "host" and fn.name not in self.hosts:
+        if not runs_host(fn, self.hosts):
             return super().external_call(frame, fn, args, shadows)
         # A host call gets what its graph node will get: tensors for the arguments inputs decide.
         value = self.call_host(fn, [self._as_graph_value(s, a) for s, a in zip(shadows, args)])

@@ -32,16 +32,16 @@ from ingot.bex.api import (
     OPCODES,
     STATIC_NAMES,
     BexFunction,
-    Closure,
     FunctionTranslator,
     Op,
     Translation,
+    check_entry,
     inline_builtin,
+    leaves_bytecode,
     make_catch,
-    not_callable,
     run_guarded,
-    stack_overflow,
     translate,
+    value_callee,
     wrong_arity,
 )
 from ingot.runtime.values import INT_MAX
@@ -582,7 +582,7 @@ class TrackedTranslator(FunctionTranslator):
             self.indent -= 1
             return
         callee = mod.program.functions[index]
-        if callee.kind != "body" or callee.name in mod.hosts:
+        if leaves_bytecode(callee, mod.hosts):
             self.at()
             self.out(f"{s}, {t} = {tr(op)}(T, F, {mod.const_name(callee, f'fn{index}')}, [{values}], [{shadows}])")
             return
@@ -696,25 +696,18 @@ class CompiledTrackedVM(TrackedVM):
         return sum(pruned_count(c, limit) for c in counts if c > limit)
 
     def _value_caller(self, funcs: list[Any]) -> Any:
-        max_depth, external, hosts = self.max_depth, TRANSFER[Op.CALL_VALUE].shadow, self.hosts
+        max_depth, external, outside = self.max_depth, TRANSFER[Op.CALL_VALUE].shadow, self.outside
+        tick = self.tick if self.max_steps is not None else None
         assert external is not None
 
         def _call_value(d: int, frame: Frame, ctx: int, pc1: int, target: Any, args: list[Any],
                         shadows: list[Shadow]) -> tuple[Any, Shadow]:
-            # the interpreter-tracker's CALL_VALUE, step for step
-            if not isinstance(target, Closure):
-                raise not_callable(target)
-            if target.bound:
-                args, shadows = [target.receiver, *args], [None, *shadows]
-            callee = target.function
-            if callee.kind != "body" or hosts and callee.name in hosts:
+            callee, args, shadows, cells = value_callee(target, args, shadows)  # type: ignore[assignment]
+            if outside[callee.index]:
                 frame.pc = pc1
                 return external(self, frame, callee, args, shadows)
-            if d >= max_depth:
-                raise stack_overflow()
-            if len(args) != callee.arity:
-                raise wrong_arity(callee, len(args))
-            return funcs[callee.index](d + 1, target.cells, hash((ctx, frame.fn.index, pc1)), *args, *shadows)
+            check_entry(d, max_depth, callee, len(args), tick)
+            return funcs[callee.index](d + 1, cells, hash((ctx, frame.fn.index, pc1)), *args, *shadows)
 
         return _call_value
 

@@ -25,10 +25,9 @@ from ingot.bex.api import (
     VM,
     BexFunction,
     Cell,
-    Closure,
     bounded_trace,
-    not_callable,
-    stack_overflow,
+    check_entry,
+    value_callee,
 )
 from ingot.bex.api import Op as B
 from ingot.runtime.errors import ERRORS, BamlRaise
@@ -123,7 +122,6 @@ class TrackedVM(VM, TrackerRuntime):
         frames; every other instruction is its row's `step`.
         """
         frames: list[Frame] = []
-        max_depth = self.max_depth - 1
         steps = STEPS
         while True:
             try:
@@ -151,7 +149,7 @@ class TrackedVM(VM, TrackerRuntime):
                         frame.stack.append(value)
                         frame.sstack.append(shadow)
                     else:
-                        callee = self.enter_call(frame, op, arg, len(frames) >= max_depth)
+                        callee = self.enter_call(frame, op, arg, len(frames))
                         if callee is not None:
                             frames.append(frame)
                             frame = callee
@@ -171,7 +169,7 @@ class TrackedVM(VM, TrackerRuntime):
                         raise
                     frame = frames.pop()
 
-    def enter_call(self, frame: Frame, op: int, arg: Any, too_deep: bool) -> Frame | None:
+    def enter_call(self, frame: Frame, op: int, arg: Any, depth: int) -> Frame | None:
         """CALL or CALL_VALUE: the callee's frame, or None when a call without bytecode left its result."""
         if op == B.CALL:
             index, argc = arg
@@ -183,22 +181,15 @@ class TrackedVM(VM, TrackerRuntime):
             args, shadows = self.pop_args(frame, arg)
             target = frame.stack.pop()
             frame.sstack.pop()
-            if not isinstance(target, Closure):
-                raise not_callable(target)
-            if target.bound:
-                args, shadows = [target.receiver, *args], [None, *shadows]
-            callee, cells = target.function, target.cells
+            callee, args, shadows, cells = value_callee(target, args, shadows)  # type: ignore[assignment]
             transfer = TRANSFER[B.CALL_VALUE].shadow
-        if callee.kind != "body" or callee.name in self.hosts:
+        if self.outside[callee.index]:
             assert transfer is not None
             value, shadow = transfer(self, frame, callee, args, shadows)
             frame.stack.append(value)
             frame.sstack.append(shadow)
             return None
-        if too_deep:
-            raise stack_overflow()
-        if op == B.CALL and self.max_steps is not None:
-            self.tick()
+        check_entry(depth, self.max_depth - 1, callee, len(args), self.tick if self.max_steps is not None else None)
         return self.new_frame(callee, args, shadows, cells, hash((frame.ctx, frame.fn.index, frame.pc)))
 
     def frames_trace(self, frames: list[Frame], frame: Frame) -> list[Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ingot.bex.calls import leaves_bytecode
 from ingot.bex.compiled.cfg import ControlFlow
 from ingot.bex.compiled.kinds import KindInference
 from ingot.bex.compiled.layout import ArmLayout
@@ -681,7 +682,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 if argc:
                     del stack[-argc:]
                 callee = mod.program.functions[index]
-                if callee.kind != "body" or callee.name in mod.hosts:
+                if leaves_bytecode(callee, mod.hosts):
                     name = mod.const_name(callee, f"fn{index}")
                     self.flush_steps()
                     self.out(f"{t} = _call_external({name}, [{', '.join(args)}])")

@@ -6,18 +6,11 @@ import sys
 import threading
 from typing import Any
 
+from ingot.bex.calls import check_entry, stack_overflow, value_callee, wrong_arity
 from ingot.bex.compiled.translation import _MODULES, translate
 from ingot.bex.opcodes import RUNTIME_FUNCTIONS
 from ingot.bex.program import BexFunction, BexProgram, Cell, Closure
-from ingot.bex.vm import (
-    VM,
-    bounded_trace,
-    not_callable,
-    read_index,
-    stack_overflow,
-    write_index,
-    wrong_arity,
-)
+from ingot.bex.vm import VM, bounded_trace, read_index, write_index
 from ingot.runtime import ops
 from ingot.runtime.errors import BamlRaise, Frame, panic
 from ingot.runtime.limits import check_array, join_text
@@ -184,31 +177,22 @@ class CompiledVM(VM):
         ns["__name__"] = "ingot.bex.compiled_program"
         exec(mod.code, ns)  # noqa: S102 - our own generated code
         funcs: list[Any] = [ns.get(f"f{fn.index}") if fn.kind == "body" else None for fn in program.functions]
+        outside = self.outside
         by_arity: dict[int, dict[BexFunction, Any]] = {}
         for fn, f in zip(program.functions, funcs):
-            if f is not None and fn.name not in self.hosts:  # a bound function's calls go to its callable
+            if not outside[fn.index]:  # a bound function's calls go to its callable
                 by_arity.setdefault(fn.arity, {})[fn] = f
         for argc in mod.value_argcs:
             ns[f"FV{argc}"] = by_arity.get(argc, {})
         call_external = self.call_external
-        hosts = self.hosts
         tick = self.tick if self.counting else None
 
         def _call_value(d: int, target: Any, args: list[Any]) -> Any:
-            if not isinstance(target, Closure):
-                raise not_callable(target)
-            if target.bound:
-                args = [target.receiver, *args]
-            callee = target.function
-            if callee.kind != "body" or hosts and callee.name in hosts:
+            callee, args, _, cells = value_callee(target, args)
+            if outside[callee.index]:
                 return call_external(callee, args)
-            if d >= max_depth:
-                raise stack_overflow()
-            if tick is not None:
-                tick()
-            if len(args) != callee.arity:
-                raise wrong_arity(callee, len(args))
-            return funcs[callee.index](d + 1, target.cells, *args)
+            check_entry(d, max_depth, callee, len(args), tick)
+            return funcs[callee.index](d + 1, cells, *args)
 
         ns["_call_value"] = _call_value
         return funcs
