@@ -5,7 +5,8 @@ it. `TrackedTranslator` extends the compiled tier's translator
 (`ingot.bex.compiled`): the same block layout, but each stack slot and local
 gets a shadow variable (`t<i>`, `m<k>`) only where a static pass says the value
 can be symbolic (parameters, call results, heap reads, and what flows from
-them), and only instructions that touch such a value call the tracker. The
+them: `symbolic_locals`, a transfer function for the compiled tier's block
+walker, `walk_block`), and only instructions that touch such a value call the tracker. The
 calls go to the transfer functions of `ingot.symbolic.transfer.TRANSFER`, the
 table the interpreter-tracker runs (`TR<op>(T, F, ...)`, with the VM `T`, so
 the hooks a subclass overrides, as packing does, are honoured), so both
@@ -103,41 +104,33 @@ class TrackedTranslator(FunctionTranslator):
 
     def symbolic_locals(self) -> tuple[set[int], set[int]]:
         """Locals whose shadow can be non-None, and locals that only ever hold scalars (a fixpoint)."""
-        fn, code = self.fn, self.code
+        fn = self.fn
         symbolic = set(range(1, fn.arity + 1))
         not_scalar = set(range(1, fn.arity + 1)) | {h.slot for h in fn.handlers} | set(fn.cell_params)
         changed = True
+
+        def step(pc: int, op: Op, arg: Any, args: list[Any], stack: list[Any]) -> Any:
+            nonlocal changed
+            if op == Op.STORE_LOCAL:
+                sym, scalar = args[0]
+                if sym and arg not in symbolic:
+                    symbolic.add(arg)
+                    changed = True
+                if not scalar and arg not in not_scalar:
+                    not_scalar.add(arg)
+                    changed = True
+            elif op in (Op.NEW_CELL, Op.CARRY_CELL) and arg not in not_scalar:
+                not_scalar.add(arg)
+                changed = True
+            if op == Op.LOAD_LOCAL:
+                return (arg in symbolic, arg not in not_scalar)
+            return static_result(Op(op), fn, arg, args) if OPCODES[Op(op)].pushes else None
+
         while changed:
             changed = False
             for b, depth in self.depth.items():
-                stack = [(True, False)] * depth
-                for pc in range(b, self.block_end[b]):
-                    op, arg = code[pc]
-                    n = self.pops(op, arg)
-                    args = stack[len(stack) - n:] if n else []
-                    if n:
-                        del stack[len(stack) - n:]
-                    if op == Op.STORE_LOCAL:
-                        sym, scalar = args[0]
-                        if sym and arg not in symbolic:
-                            symbolic.add(arg)
-                            changed = True
-                        if not scalar and arg not in not_scalar:
-                            not_scalar.add(arg)
-                            changed = True
-                    elif op in (Op.NEW_CELL, Op.CARRY_CELL) and arg not in not_scalar:
-                        not_scalar.add(arg)
-                        changed = True
-                    if self.pushes(op):
-                        if op == Op.LOAD_LOCAL:
-                            stack.append((arg in symbolic, arg not in not_scalar))
-                        else:
-                            stack.append(static_result(Op(op), fn, arg, args))
+                self.walk(b, [(True, False)] * depth, step)
         return symbolic, set(range(fn.n_locals)) - not_scalar
-
-    @staticmethod
-    def pushes(op: int) -> bool:
-        return OPCODES[Op(op)].pushes > 0
 
     # -- function frame -------------------------------------------------------------------------
     def signature(self) -> str:
