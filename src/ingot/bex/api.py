@@ -24,6 +24,7 @@ from ingot.bex.compiled import (
     make_catch,
     run_entry,
     run_guarded,
+    templates,
     translate,
 )
 from ingot.bex.opcodes import (
@@ -81,6 +82,7 @@ __all__ = [
     "run_entry",
     "run_guarded",
     "stack_overflow",
+    "templates",
     "translate",
     "write_index",
     "wrong_arity",
