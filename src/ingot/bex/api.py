@@ -33,6 +33,7 @@ from ingot.bex.compiled import (
     make_catch,
     run_entry,
     run_guarded,
+    templates,
     translate,
 )
 from ingot.bex.opcodes import (
@@ -90,6 +91,7 @@ __all__ = [
     "run_guarded",
     "runs_host",
     "stack_overflow",
+    "templates",
     "translate",
     "value_callee",
     "write_index",

@@ -5,13 +5,16 @@ it. `TrackedTranslator` extends the compiled tier's translator
 (`ingot.bex.compiled`): the same block layout, but each stack slot and local
 gets a shadow variable (`t<i>`, `m<k>`) only where a static pass says the value
 can be symbolic (parameters, call results, heap reads, and what flows from
-them), and only instructions that touch such a value call the tracker. The
+them: `symbolic_locals`, a transfer function for the compiled tier's block
+walker, `walk_block`), and only instructions that touch such a value call the tracker. The
 calls go to the transfer functions of `ingot.symbolic.transfer.TRANSFER`, the
 table the interpreter-tracker runs (`TR<op>(T, F, ...)`, with the VM `T`, so
 the hooks a subclass overrides, as packing does, are honoured), so both
 trackers record the same path entries, edges and LLM calls. Pure heap moves
 (a field's, a cell's or a length's shadow) are inlined as one heap lookup.
-Concrete-only code stays plain Python.
+Concrete-only code stays plain Python: the concrete part of an instruction is
+the compiled tier's template (`ingot.bex.api.templates`), composed here with
+its shadow code.
 
 Generated functions take `(d, C, X, l1..ln, m1..mn)` (depth, captured cells,
 the call-stack context hash, arguments, their shadows) and return
@@ -40,11 +43,11 @@ from ingot.bex.api import (
     leaves_bytecode,
     make_catch,
     run_guarded,
+    templates,
     translate,
     value_callee,
     wrong_arity,
 )
-from ingot.runtime.values import INT_MAX
 from ingot.symbolic import builtin_models
 from ingot.symbolic.runtime import panic_builtin_indices, pruned_count
 from ingot.symbolic.shadow import Shadow
@@ -55,7 +58,6 @@ from ingot.view import ProgramView
 
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
 
-_LIM = INT_MAX + 1
 _BINARY = BINARY
 _SCALARS = frozenset({int, float, bool, str, type(None)})
 _CONST_KINDS = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none"}  # as the concrete tier
@@ -103,41 +105,33 @@ class TrackedTranslator(FunctionTranslator):
 
     def symbolic_locals(self) -> tuple[set[int], set[int]]:
         """Locals whose shadow can be non-None, and locals that only ever hold scalars (a fixpoint)."""
-        fn, code = self.fn, self.code
+        fn = self.fn
         symbolic = set(range(1, fn.arity + 1))
         not_scalar = set(range(1, fn.arity + 1)) | {h.slot for h in fn.handlers} | set(fn.cell_params)
         changed = True
+
+        def step(pc: int, op: Op, arg: Any, args: list[Any], stack: list[Any]) -> Any:
+            nonlocal changed
+            if op == Op.STORE_LOCAL:
+                sym, scalar = args[0]
+                if sym and arg not in symbolic:
+                    symbolic.add(arg)
+                    changed = True
+                if not scalar and arg not in not_scalar:
+                    not_scalar.add(arg)
+                    changed = True
+            elif op in (Op.NEW_CELL, Op.CARRY_CELL) and arg not in not_scalar:
+                not_scalar.add(arg)
+                changed = True
+            if op == Op.LOAD_LOCAL:
+                return (arg in symbolic, arg not in not_scalar)
+            return static_result(Op(op), fn, arg, args) if OPCODES[Op(op)].pushes else None
+
         while changed:
             changed = False
             for b, depth in self.depth.items():
-                stack = [(True, False)] * depth
-                for pc in range(b, self.block_end[b]):
-                    op, arg = code[pc]
-                    n = self.pops(op, arg)
-                    args = stack[len(stack) - n:] if n else []
-                    if n:
-                        del stack[len(stack) - n:]
-                    if op == Op.STORE_LOCAL:
-                        sym, scalar = args[0]
-                        if sym and arg not in symbolic:
-                            symbolic.add(arg)
-                            changed = True
-                        if not scalar and arg not in not_scalar:
-                            not_scalar.add(arg)
-                            changed = True
-                    elif op in (Op.NEW_CELL, Op.CARRY_CELL) and arg not in not_scalar:
-                        not_scalar.add(arg)
-                        changed = True
-                    if self.pushes(op):
-                        if op == Op.LOAD_LOCAL:
-                            stack.append((arg in symbolic, arg not in not_scalar))
-                        else:
-                            stack.append(static_result(Op(op), fn, arg, args))
+                self.walk(b, [(True, False)] * depth, step)
         return symbolic, set(range(fn.n_locals)) - not_scalar
-
-    @staticmethod
-    def pushes(op: int) -> bool:
-        return OPCODES[Op(op)].pushes > 0
 
     # -- function frame -------------------------------------------------------------------------
     def signature(self) -> str:
@@ -289,7 +283,7 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.NEG:
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
-            plain = f"-{a.expr} if type({a.expr}) is int and {a.expr} != {-_LIM} else _neg({a.expr})"
+            plain = templates.negate(a.expr)
             if a.sh is None:
                 self.out(f"{s} = {plain}")
             else:
@@ -311,10 +305,10 @@ class TrackedTranslator(FunctionTranslator):
             self.out(f"{s} = _is_panic({a.expr})")
         elif op == Op.IS_TYPE:
             (a,) = self.pop(stack, 1)
-            test = self.mod.const_name(fn.type_tests[arg], f"tt{fn.index}_{arg}")
+            test = templates.type_test(self.mod, fn, arg)
             s, t = self.push(stack, op, arg, [a], kind="bool")
             if a.sh is None:
-                self.out(f"{s} = {test}({a.expr})")
+                self.out(f"{s} = {templates.is_type(self.mod, fn, arg, a.expr)}")
             else:
                 self.out(f"_v = {test}({a.expr})")
                 self.at()
@@ -376,11 +370,11 @@ class TrackedTranslator(FunctionTranslator):
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
             # the shadow heap read inline (`hget`): one dict lookup, no call
-            self.out(f"_v = {a.expr}.fields[{arg}]; {t} = _heap_get((_o, {arg})) if _owners and (_o := id({a.expr})) in _owners "
+            self.out(f"_v = {templates.read_field(a.expr, arg)}; {t} = _heap_get((_o, {arg})) if _owners and (_o := id({a.expr})) in _owners "
                      f"else None; {s} = _v")
         elif op == Op.WRITE_FIELD:
             o, v = self.pop(stack, 2)
-            self.out(f"{o.expr}.fields[{arg}] = {v.expr}")
+            self.out(templates.write_field(o.expr, arg, v.expr))
             self.heap_store(o.expr, str(arg), v.sh)
         elif op == Op.READ_INDEX:
             b, i = self.pop(stack, 2)
@@ -412,15 +406,12 @@ class TrackedTranslator(FunctionTranslator):
             self.out(f"_v = len({a.expr}); {t} = _heap_get((_o, '$len')) if type({a.expr}) is list "
                      f"and _owners and (_o := id({a.expr})) in _owners else None; {s} = _v")
         elif op in (Op.MAKE_ARRAY, Op.MAKE_INSTANCE):
-            n = arg if op == Op.MAKE_ARRAY else len(list(mod.program.classes.values())[arg].field_names)
+            n = arg if op == Op.MAKE_ARRAY else templates.instance_size(mod, arg)
             items = self.pop(stack, n)
             s, _ = self.push(stack, op, arg, items)
-            exprs = ", ".join(e.expr for e in items)
-            if op == Op.MAKE_ARRAY:
-                self.out(f"_v = [{exprs}]")
-            else:
-                self.out(f"_v = Instance({mod.const_name(list(mod.program.classes.values())[arg], f'cls{arg}')}, "
-                         f"[{exprs}])")
+            exprs = [e.expr for e in items]
+            made = templates.make_array(exprs) if op == Op.MAKE_ARRAY else templates.make_instance(mod, arg, exprs)
+            self.out(f"_v = {made}")
             for k, e in enumerate(items):
                 if e.sh is not None:  # a new object has no heap entries to clear: store only shadows
                     self.out(f"if {e.sh} is not None: _hset(_v, {k}, {e.sh})")
@@ -429,7 +420,7 @@ class TrackedTranslator(FunctionTranslator):
             flat = self.pop(stack, 2 * arg)
             s, _ = self.push(stack, op, arg, flat)
             pairs = [(flat[i], flat[i + 1]) for i in range(0, 2 * arg, 2)]
-            self.out(f"_v = {{{', '.join(f'{key.expr}: {v.expr}' for key, v in pairs)}}}")
+            self.out(f"_v = {templates.make_map([e.expr for e in flat])}")
             if any(e.sh is not None for e in flat):
                 if any(key.sh is not None for key, _ in pairs):
                     self.at()
@@ -442,13 +433,11 @@ class TrackedTranslator(FunctionTranslator):
             target = mod.program.functions[arg]
             items = self.pop(stack, target.n_captures)
             s, _ = self.push(stack, op, arg, items)
-            name = mod.const_name(target, f"fn{arg}")
-            self.out(f"{s} = Closure({name}, ({''.join(e.expr + ', ' for e in items)}))")
+            self.out(f"{s} = {templates.make_closure(mod, arg, [e.expr for e in items])}")
         elif op == Op.BOUND_METHOD:
             (a,) = self.pop(stack, 1)
             s, _ = self.push(stack, op, arg, [a])
-            name = mod.const_name(mod.program.functions[arg], f"fn{arg}")
-            self.out(f"{s} = Closure({name}, (), {a.expr}, True)")
+            self.out(f"{s} = {templates.bound_method(mod, arg, a.expr)}")
         elif op == Op.FORMAT:
             self.format(arg, stack)
         elif op in (Op.CALL, Op.CALL_BUILTIN, Op.CALL_VALUE):
@@ -467,21 +456,16 @@ class TrackedTranslator(FunctionTranslator):
             if site is not None:
                 self.at()
                 self.out(f"{tr(op)}(T, F, {self.const(site, 'sws')}, {self.pc}, {a.expr}, {a.sh or 'None'})")
-            table, otherwise = fn.switch_tables[arg]
-            name = mod.const_name(table, f"sw{fn.index}_{arg}")
-            self.out(f"pc = {name}.get((type({a.expr}), {a.expr}), {otherwise})")
-            self.out("continue")
+            for line in templates.switch(mod, fn, arg, a.expr):
+                self.out(line)
             return None
         elif op == Op.RETURN:
             (a,) = self.pop(stack, 1)
             self.out(f"return {a.expr}, {a.sh or 'None'}")
             return None
-        elif op in (Op.THROW, Op.RETHROW):
-            (a,) = self.pop(stack, 1)
-            self.out(f"raise BamlRaise({a.expr})" if op == Op.THROW else f"raise _rethrow({a.expr})")
-            return None
-        elif op == Op.UNREACHABLE:
-            self.out("raise _unreachable()")
+        elif op in templates.RAISES:
+            operand = self.pop(stack, 1)[0].expr if op != Op.UNREACHABLE else ""
+            self.out(templates.RAISES[op].format(operand))
             return None
         else:  # pragma: no cover - every opcode has an arm; a test runs the corpus through this translator
             raise AssertionError(f"tracked translation: unhandled opcode {op.name}")
@@ -499,8 +483,7 @@ class TrackedTranslator(FunctionTranslator):
         There `index_check` records nothing, so the element and its shadow are read inline.
         """
         tests = [f"{i.sh} is None"] if i.sh is not None else []
-        tests += [f"type({b.expr}) is list"] + ([f"type({i.expr}) is int"] if i.kind != "int" else [])
-        tests += [f"0 <= {i.expr} < len({b.expr})", f"(not _owners or (_o := id({b.expr})) not in _owners or (_o, '$len') not in _heap)"]
+        tests += [templates.index_guard(b.expr, i.expr, i.kind), f"(not _owners or (_o := id({b.expr})) not in _owners or (_o, '$len') not in _heap)"]
         return " and ".join(tests)
 
     def heap_store(self, obj: str, key: str, sh: str | None) -> None:
@@ -537,9 +520,7 @@ class TrackedTranslator(FunctionTranslator):
         items = self.pop(stack, shape.count(None))
         s, t = self.push(stack, Op.FORMAT, arg, items)
         if all(e.sh is None for e in items):
-            values = iter(e.expr for e in items)
-            parts = [repr(p) if p is not None else f"_render({next(values)})" for p in shape]
-            self.out(f"{s} = _join(({''.join(p + ', ' for p in parts)}))")
+            self.out(f"{s} = {templates.format_text(shape, [e.expr for e in items])}")
             return
         self.at()
         name = self.mod.const_name(shape, f"fmt{self.fn.index}_{arg}")
@@ -586,11 +567,11 @@ class TrackedTranslator(FunctionTranslator):
             self.at()
             self.out(f"{s}, {t} = {tr(op)}(T, F, {mod.const_name(callee, f'fn{index}')}, [{values}], [{shadows}])")
             return
-        self.out("if d >= MAXD: raise _overflow()")
+        self.out(templates.DEPTH_TEST)
         if mod.budget:
             self.out("_tick()")
-        args = "".join(", " + e.expr for e in items) + "".join(", " + (e.sh or "None") for e in items)
-        self.out(f"{s}, {t} = f{index}(d + 1, (), hash((X, {self.fn.index}, {self.pc + 1})){args})")
+        args = [f"hash((X, {self.fn.index}, {self.pc + 1}))", *(e.expr for e in items), *(e.sh or "None" for e in items)]
+        self.out(f"{s}, {t} = {templates.call_function(index, '()', args)}")
 
 
 # ----------------------------------------------------------------------------- runtime

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ingot.bex.compiled.stack_walk import Transfer, walk_block
 from ingot.bex.opcodes import ENDS_BLOCK, OPCODES, Op, stack_effect
 
 if TYPE_CHECKING:
@@ -111,6 +112,10 @@ class ControlFlow:
 
     def pops(self, op: Op, arg: Any) -> int:
         return stack_effect(op, arg, self.fn, self.mod.program)[0]
+
+    def walk(self, b: int, stack: list[Any], transfer: Transfer) -> list[Any]:
+        """Block `b`'s abstract stack walk (`walk_block`) from `stack`: the stack at its end."""
+        return walk_block(self.code, b, self.block_end[b], stack, self.pops, transfer)
 
     def structurable(self, regions: dict[int, int]) -> bool:
         """Can the arms run as straight code and nested `while` loops, with no `pc` dispatch?

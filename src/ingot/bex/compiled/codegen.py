@@ -4,7 +4,10 @@ The operand stack disappears (its depth is static): loads of locals and
 constants stay symbolic until used, other results live in Python locals
 `s0, s1, ...`; BAML locals are `l0, l1, ...`. Operators inline the opcode
 table's templates (the Python operator under its guard, the runtime function
-otherwise) with the static kinds of their operands. Arms are laid out as
+otherwise) with the static kinds of their operands; the concrete code of the
+other instructions the tracked translator also emits (making values, FORMAT,
+SWITCH, the index guard, NEG, IS_TYPE, raises, BAML calls) is `templates.py`'s,
+shared with it. Arms are laid out as
 `cfg.ControlFlow` decides: structured code (`while` loops and `if` statements)
 where the CFG allows, a `pc` dispatch loop otherwise; blocks under a handler are
 wrapped in `try/except BamlRaise`.
@@ -28,6 +31,24 @@ from ingot.bex.compiled.operands import (
 )
 from ingot.bex.compiled.ranges import FULL, LENGTH, Interval, IntRanges, arith, clip, fits, quotient
 from ingot.bex.compiled.steps import StepCounting
+from ingot.bex.compiled.templates import (
+    DEPTH_TEST,
+    RAISES,
+    bound_method,
+    call_function,
+    format_text,
+    index_guard,
+    instance_size,
+    is_type,
+    make_array,
+    make_closure,
+    make_instance,
+    make_map,
+    negate,
+    read_field,
+    switch,
+    write_field,
+)
 from ingot.bex.opcodes import OPCODES, Kind, Op
 from ingot.bex.program import BexFunction
 from ingot.runtime.values import INT_MAX, INT_MIN
@@ -526,7 +547,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 stack.pop()
                 A = a.expr
                 if op == Op.NEG:
-                    self.out(f"{t} = -{A} if type({A}) is int and {A} != {INT_MIN} else _neg({A})")
+                    self.out(f"{t} = {negate(A)}")
                     push_result(t, "int" if a.kind == "int" else "")
                 else:
                     self.out(f"{t} = not {A}" if a.kind == "bool" else f"{t} = not _truthy({A})")
@@ -552,21 +573,19 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
             elif op == Op.SWITCH:
                 v = stack.pop()
                 self.flush(stack)
-                table, otherwise = fn.switch_tables[arg]
-                name = mod.const_name(table, f"sw{fx}_{arg}")
-                self.out(f"pc = {name}.get((type({v.expr}), {v.expr}), {otherwise})")
-                self.out("continue")
+                for line in switch(mod, fn, arg, v.expr):
+                    self.out(line)
                 return None
             elif op == Op.READ_FIELD:
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
-                self.out(f"{t} = {a.expr}.fields[{arg}]")
+                self.out(f"{t} = {read_field(a.expr, arg)}")
                 push_result(t)
             elif op == Op.WRITE_FIELD:
                 v = stack.pop()
                 o = stack.pop()
-                self.out(f"{o.expr}.fields[{arg}] = {v.expr}")
+                self.out(write_field(o.expr, arg, v.expr))
             elif op == Op.READ_INDEX:
                 i_, b_ = stack[-1], stack[-2]
                 t = result_dest(2)
@@ -580,9 +599,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                     push_result(t, self.elem_kinds.get(b_.slot, "") if b_.slot is not None else "")
                     pc += 1
                     continue
-                ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
-                self.out(f"{t} = {B}[{Ix}] if type({B}) is list{ichk} and 0 <= {Ix} < len({B}) "
-                          f"else _read_index({B}, {Ix})")
+                self.out(f"{t} = {B}[{Ix}] if {index_guard(B, Ix, i_.kind)} else _read_index({B}, {Ix})")
                 push_result(t)
             elif op == Op.WRITE_INDEX:
                 v = stack.pop()
@@ -601,8 +618,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                         self.out(f"else: _write_index({B}, {Ix}, {v.expr})")
                     pc += 1
                     continue
-                ichk = "" if i_.kind == "int" else f" and type({Ix}) is int"
-                self.out(f"if type({B}) is list{ichk} and 0 <= {Ix} < len({B}): {B}[{Ix}] = {v.expr}")
+                self.out(f"if {index_guard(B, Ix, i_.kind)}: {B}[{Ix}] = {v.expr}")
                 self.out(f"else: _write_index({B}, {Ix}, {v.expr})")
             elif op == Op.LEN:
                 a = stack[-1]
@@ -615,7 +631,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 t = result_dest(arg)
                 if arg:
                     del stack[-arg:]
-                self.out(f"{t} = [{', '.join(items)}]")
+                self.out(f"{t} = {make_array(items)}")
                 push_result(t)
             elif op == Op.MAKE_MAP:
                 n = 2 * arg
@@ -623,57 +639,44 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 t = result_dest(n)
                 if n:
                     del stack[-n:]
-                pairs = ", ".join(f"{flat[i]}: {flat[i + 1]}" for i in range(0, n, 2))
-                self.out(f"{t} = {{{pairs}}}")
+                self.out(f"{t} = {make_map(flat)}")
                 push_result(t)
             elif op == Op.MAKE_INSTANCE:
-                cls = list(mod.program.classes.values())[arg]
-                n = len(cls.field_names)
+                n = instance_size(mod, arg)
                 items = [e.expr for e in stack[len(stack) - n:]] if n else []
                 t = result_dest(n)
                 if n:
                     del stack[-n:]
-                name = mod.const_name(cls, f"cls{arg}")
-                self.out(f"{t} = Instance({name}, [{', '.join(items)}])")
+                self.out(f"{t} = {make_instance(mod, arg, items)}")
                 push_result(t)
             elif op == Op.MAKE_CLOSURE:
-                target = mod.program.functions[arg]
-                n = target.n_captures
+                n = mod.program.functions[arg].n_captures
                 items = [e.expr for e in stack[len(stack) - n:]] if n else []
                 t = result_dest(n)
                 if n:
                     del stack[-n:]
-                name = mod.const_name(target, f"fn{arg}")
-                self.out(f"{t} = Closure({name}, ({''.join(x + ', ' for x in items)}))")
+                self.out(f"{t} = {make_closure(mod, arg, items)}")
                 push_result(t)
             elif op == Op.BOUND_METHOD:
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
-                name = mod.const_name(mod.program.functions[arg], f"fn{arg}")
-                self.out(f"{t} = Closure({name}, (), {a.expr}, True)")
+                self.out(f"{t} = {bound_method(mod, arg, a.expr)}")
                 push_result(t)
             elif op == Op.IS_TYPE:
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
-                name = mod.const_name(fn.type_tests[arg], f"tt{fx}_{arg}")
-                self.out(f"{t} = {name}({a.expr})")
+                self.out(f"{t} = {is_type(mod, fn, arg, a.expr)}")
                 push_result(t)
             elif op == Op.FORMAT:
                 shape = fn.formats[arg]
                 n = shape.count(None)
-                values = iter([e.expr for e in stack[len(stack) - n:]] if n else [])
+                values = [e.expr for e in stack[len(stack) - n:]] if n else []
                 t = result_dest(n)
                 if n:
                     del stack[-n:]
-                parts = [repr(p) if p is not None else f"_render({next(values)})" for p in shape]
-                if not parts:
-                    self.out(f"{t} = ''")
-                elif len(parts) == 1 and shape[0] is not None:
-                    self.out(f"{t} = {parts[0]}")
-                else:
-                    self.out(f"{t} = _join(({', '.join(parts)},))")
+                self.out(f"{t} = {format_text(shape, values)}")
                 push_result(t)
             elif op == Op.CALL:
                 index, argc = arg
@@ -689,11 +692,11 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                     self.reload_steps()
                 else:
                     if not depth_checked:  # (`d` is the same for every call of this block)
-                        self.out("if d >= MAXD: raise _overflow()")
+                        self.out(DEPTH_TEST)
                         depth_checked = True
                     if mod.budget:
                         self.call_tick()
-                    self.out(f"{t} = f{index}(d + 1, (){''.join(', ' + x for x in args)})")
+                    self.out(f"{t} = {call_function(index, '()', args)}")
                     self.reload_steps()
                 push_result(t)
             elif op == Op.CALL_BUILTIN:
@@ -719,7 +722,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 self.out(f"if type({target}) is Closure and not {target}.bound and "
                           f"(_g := FV{argc}.get({target}.function)) is not None:")
                 self.indent += 1
-                self.out("if d >= MAXD: raise _overflow()")
+                self.out(DEPTH_TEST)
                 if mod.budget:
                     self.call_tick()
                 self.out(f"{t} = _g(d + 1, {target}.cells{''.join(', ' + x for x in args)})")
@@ -736,16 +739,8 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 v = stack.pop()
                 self.out(f"return {v.expr}")
                 return None
-            elif op == Op.THROW:
-                v = stack.pop()
-                self.out(f"raise BamlRaise({v.expr})")
-                return None
-            elif op == Op.RETHROW:
-                v = stack.pop()
-                self.out(f"raise _rethrow({v.expr})")
-                return None
-            elif op == Op.UNREACHABLE:
-                self.out("raise _unreachable()")
+            elif op in RAISES:
+                self.out(RAISES[op].format(stack.pop().expr if op != Op.UNREACHABLE else ""))
                 return None
             else:  # pragma: no cover - the opcode table and this switch are checked by a test
                 raise AssertionError(f"unknown opcode {op}")

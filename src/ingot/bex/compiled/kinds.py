@@ -1,8 +1,9 @@
 """The compiled tier's kind inference: locals that only ever hold an int, a float or a bool.
 
 A flow-insensitive fixpoint over the stores into each local, from the declared
-parameter types, constants and the opcode table's result kinds; the code
-generator drops the type tests of such locals.
+parameter types, constants and the opcode table's result kinds (each pass a
+transfer function for `stack_walk.walk_block`); the code generator drops the
+type tests of such locals.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ingot.bex.compiled.stack_walk import Transfer
 from ingot.bex.opcodes import OPCODES, Kind, Op
 from ingot.stdlib import REGISTRY, BuiltinSpec
 
@@ -47,7 +49,7 @@ class KindInference:
     block_end: dict[int, int]
     lists: set[int]  # (`list_slots`, found before the kinds)
 
-    def pops(self, op: Op, arg: Any) -> int:
+    def walk(self, b: int, stack: list[Any], transfer: Transfer) -> list[Any]:
         raise NotImplementedError
 
     def infer_kinds(self, depth: dict[int, int]) -> dict[int, str]:
@@ -102,7 +104,7 @@ class KindInference:
         literal items, pushes and index writes. A group escapes when one of its locals is used
         any other way (passed to a call, returned, stored elsewhere, captured, left on the stack
         past its block...): then anything may be put into it, and it gets no entry."""
-        code, lists = self.code, self.lists
+        lists = self.lists
         parent = {s_: s_ for s_ in lists}
 
         def root(s_: int) -> int:
@@ -116,22 +118,18 @@ class KindInference:
         items: dict[int, list[Any]] = {}  # a literal's items by the pc of its MAKE_ARRAY
         got: list[tuple[int, Any]] = []  # (local, element value)
         escaped: set[int] = set()
+        def step(pc: int, op: Op, arg: Any, args: list[Any], stack: list[Any]) -> Any:
+            allowed = self.list_uses(op, arg, args, got, items, root, listed)
+            escaped.update(k for i, v in enumerate(args) if (k := listed(v)) is not None and i not in allowed)
+            if op == Op.STORE_LOCAL and arg in lists and (k := listed(args[0])) is not None:
+                parent[root(arg)] = root(k)
+            if op == Op.MAKE_ARRAY:
+                items[pc] = args
+                return ("new", pc)
+            return self.value_kind(op, arg, args)
+
         for b in depth:
-            stack: list[Any] = [None] * depth[b]
-            for pc in range(b, self.block_end[b]):
-                op, arg = code[pc]
-                n = self.pops(op, arg)
-                args = stack[len(stack) - n:] if n else []
-                if n:
-                    del stack[len(stack) - n:]
-                allowed = self.list_uses(op, arg, args, got, items, root, listed)
-                escaped.update(k for i, v in enumerate(args) if (k := listed(v)) is not None and i not in allowed)
-                if op == Op.STORE_LOCAL and arg in lists and (k := listed(args[0])) is not None:
-                    parent[root(arg)] = root(k)
-                if OPCODES[op].pushes:
-                    stack.append(("new", pc) if op == Op.MAKE_ARRAY else self.value_kind(op, arg, args))
-                    if op == Op.MAKE_ARRAY:
-                        items[pc] = args
+            stack = self.walk(b, [None] * depth[b], step)
             escaped.update(k for v in stack if (k := listed(v)) is not None)
         gone = {root(k) for k in escaped}
         elements: dict[int, list[Any]] = {}
@@ -170,20 +168,15 @@ class KindInference:
                       abstract: Callable[[Op, Any, list[Any]], Any]) -> dict[int, list[Any]]:
         """Per local, the abstract value (`abstract(op, arg, operands)`) of every store into it,
         from one walk of each block's stack (values entering a block are unknown: None)."""
-        code = self.code
         stores: dict[int, list[Any]] = {}
+
+        def step(pc: int, op: Op, arg: Any, args: list[Any], stack: list[Any]) -> Any:
+            if op == Op.STORE_LOCAL:
+                stores.setdefault(arg, []).append(args[0])
+            return abstract(op, arg, args)
+
         for b in depth:
-            stack: list[Any] = [None] * depth[b]
-            for pc in range(b, self.block_end[b]):
-                op, arg = code[pc]
-                n = self.pops(op, arg)
-                args = stack[len(stack) - n:] if n else []
-                if n:
-                    del stack[len(stack) - n:]
-                if op == Op.STORE_LOCAL:
-                    stores.setdefault(arg, []).append(args[0])
-                if OPCODES[op].pushes:
-                    stack.append(abstract(op, arg, args))
+            self.walk(b, [None] * depth[b], step)
         return stores
 
     def list_slots(self, depth: dict[int, int]) -> set[int]:

@@ -1,7 +1,8 @@
 """The compiled tier's int ranges: what a dominating branch or an earlier operation proves about an int.
 
 An interval `(lo, hi)` per int local at each block start (a must-analysis over the blocks),
-and the arithmetic the code generator applies to its operands inside a block. Sources of
+(`range_exits`: a transfer function for `stack_walk.walk_block`), and the arithmetic the
+code generator applies to its operands inside a block. Sources of
 facts: int constants, `+ - * / %` of known ranges (an overflow panics, so a result is always
 in range), lengths (never negative, below the maximum: nothing in memory has 2^62 items),
 the edges of a branch on `a < b` / `a <= b` / `a > b` / `a >= b` / `a == b` / `a != b`
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ingot.bex.opcodes import ENDS_BLOCK, OPCODES, Op
+from ingot.bex.compiled.stack_walk import Transfer
+from ingot.bex.opcodes import ENDS_BLOCK, Op
 from ingot.runtime.values import INT_MAX, INT_MIN
 
 if TYPE_CHECKING:
@@ -96,14 +98,14 @@ def _interval(v: Any) -> Interval | None:
 
 class IntRanges:
     """Per block start, the intervals of int locals (a mixin of the translator: it reads `fn`,
-    `code`, `block_end`, `lists` and `pops`)."""
+    `code`, `block_end`, `lists` and `walk`)."""
 
     fn: BexFunction
     code: list[tuple[Op, Any]]
     block_end: dict[int, int]
     lists: set[int]
 
-    def pops(self, op: Op, arg: Any) -> int:
+    def walk(self, b: int, stack: list[Any], transfer: Transfer) -> list[Any]:
         raise NotImplementedError
 
     def int_ranges(self, kinds: dict[int, str]) -> dict[int, dict[int, Interval]]:
@@ -139,17 +141,13 @@ class IntRanges:
         live = dict(start)
         # ("slot", locals, iv): an int local's value (with the locals holding a copy of it),
         # ("iv", iv): another int, ("cmp", op, x, y): a comparison, ("list", k), None: other values
-        stack: list[Any] = []
         temps: dict[int, Any] = {}  # a test stored into a temporary, then loaded for the branch
         copies = dict(start_copies)  # `t = k` with neither changed since: a test of t is one of k
         out: list[tuple[int, dict[int, Interval], dict[int, int]]] = []
         end = self.block_end[b]
-        for pc in range(b, end):
-            op, arg = code[pc]
-            n = self.pops(op, arg)
-            args = stack[len(stack) - n:] if n else []
-            if n:
-                del stack[len(stack) - n:]
+
+        def step(pc: int, op: Op, arg: Any, args: list[Any], stack: list[Any]) -> Any:
+            nonlocal temps, copies
             value: Any = None
             if op == Op.LOAD_LOCAL:
                 if arg in temps:
@@ -182,7 +180,7 @@ class IntRanges:
                     live[arg] = iv
                 else:
                     live.pop(arg, None)
-                stack = [_forget(v, arg) for v in stack]
+                stack[:] = [_forget(v, arg) for v in stack]
                 temps = {t: _forget(v, arg) for t, v in temps.items() if t != arg}
                 copies = {t: k for t, k in copies.items() if arg not in (t, k)}
                 if args[0] is not None and args[0][0] == "cmp":
@@ -197,8 +195,9 @@ class IntRanges:
             elif op == Op.SWITCH:
                 table, otherwise = fn.switch_tables[arg]
                 out.extend((t, dict(live), copies) for t in [*table.values(), otherwise])
-            if OPCODES[op].pushes:
-                stack.append(value)
+            return value
+
+        self.walk(b, [], step)
         last = code[end - 1][0]
         if last not in ENDS_BLOCK and last != Op.POP_JUMP_IF_FALSE and end < len(code):
             out.append((end, dict(live), copies))
