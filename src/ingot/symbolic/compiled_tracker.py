@@ -339,11 +339,6 @@ class TrackedTranslator(FunctionTranslator):
         self.out(f"{s} = CB{int(op)}({a.expr}, {b.expr}); {t} = _s")
         self.indent -= 2
 
-    def truth_expr(self, a: Entry) -> str:
-        if a.kind == "bool":
-            return a.expr
-        return f"({a.expr} is True or ({a.expr} is not False and _truthy({a.expr})))"
-
     def may_have_shadow(self, a: Entry) -> str | None:
         """A run-time test for "the tracker could know something about this value's truth"."""
         tests = []
@@ -356,7 +351,7 @@ class TrackedTranslator(FunctionTranslator):
     def truth(self, op: Op, a: Entry, stack: list[Entry]) -> None:
         test = self.may_have_shadow(a)
         s, t = self.push(stack, op, None, [a], kind="bool")
-        value = f"not {self.truth_expr(a)}"
+        value = templates.falsy(a.expr, a.kind)
         if test is None:
             self.out(f"{s} = {value}")
             return
@@ -497,7 +492,7 @@ class TrackedTranslator(FunctionTranslator):
 
     def branch(self, a: Entry) -> str:
         """Emit a conditional jump's bookkeeping; return the Python name holding the truth value."""
-        self.out(f"_c = {self.truth_expr(a)}")
+        self.out(f"_c = {templates.truthy(a.expr, a.kind)}")
         site = self.site.branches.get(self.pc)
         if site is None:
             return "_c"

@@ -6,7 +6,7 @@ constants stay symbolic until used, other results live in Python locals
 table's templates (the Python operator under its guard, the runtime function
 otherwise) with the static kinds of their operands; the concrete code of the
 other instructions the tracked translator also emits (making values, FORMAT,
-SWITCH, the index guard, NEG, IS_TYPE, raises, BAML calls) is `templates.py`'s,
+SWITCH, the index guard, NEG, IS_TYPE, truth tests, raises, BAML calls) is `templates.py`'s,
 shared with it. Arms are laid out as
 `cfg.ControlFlow` decides: structured code (`while` loops and `if` statements)
 where the CFG allows, a `pc` dispatch loop otherwise; blocks under a handler are
@@ -36,6 +36,7 @@ from ingot.bex.compiled.templates import (
     RAISES,
     bound_method,
     call_function,
+    falsy,
     format_text,
     index_guard,
     instance_size,
@@ -550,7 +551,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                     self.out(f"{t} = {negate(A)}")
                     push_result(t, "int" if a.kind == "int" else "")
                 else:
-                    self.out(f"{t} = not {A}" if a.kind == "bool" else f"{t} = not _truthy({A})")
+                    self.out(f"{t} = {falsy(A, a.kind)}")
                     push_result(t, "bool")
             elif OPCODES[op].impl is not None:
                 # any other operator: a call of its runtime definition (the opcode table's `impl`)
@@ -567,9 +568,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
             elif op == Op.POP_JUMP_IF_FALSE:
                 v = stack.pop()
                 self.flush(stack)
-                if v.kind == "bool":
-                    return ("cond", f"not {v.expr}")
-                return ("cond", f"{v.expr} is False or ({v.expr} is not True and not _truthy({v.expr}))")
+                return ("cond", falsy(v.expr, v.kind))
             elif op == Op.SWITCH:
                 v = stack.pop()
                 self.flush(stack)

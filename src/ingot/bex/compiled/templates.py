@@ -23,6 +23,28 @@ RAISES = {Op.THROW: "raise BamlRaise({})", Op.RETHROW: "raise _rethrow({})", Op.
 DEPTH_TEST = "if d >= MAXD: raise _overflow()"
 
 
+def truthy(expr: str, kind: str) -> str:
+    """BAML's truth of a value: a bool is its own; anything else through the runtime, bools tested first.
+
+    An operand that is no plain name (a literal, an index) goes straight to the runtime:
+    `0 is True` is legal Python but a SyntaxWarning on every compile.
+    """
+    if kind == "bool":
+        return expr
+    if not expr.isidentifier():
+        return f"_truthy({expr})"
+    return f"({expr} is True or ({expr} is not False and _truthy({expr})))"
+
+
+def falsy(expr: str, kind: str) -> str:
+    """`not truthy(expr)`, with the same fast tests (a conditional jump's condition, NOT's result)."""
+    if kind == "bool":
+        return f"not {expr}"
+    if not expr.isidentifier():
+        return f"not _truthy({expr})"
+    return f"{expr} is False or ({expr} is not True and not _truthy({expr}))"
+
+
 def make_array(items: list[str]) -> str:
     return f"[{', '.join(items)}]"
 
