@@ -7,25 +7,10 @@ program) is marked slow.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
+from witness_programs import APPS, checker
 
-APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
 NAMES = sorted(p.stem for p in APPS.glob("*.json"))
-
-
-def checker() -> ModuleType:
-    if "apps_check_witnesses" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("apps_check_witnesses", APPS / "check_witnesses.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["apps_check_witnesses"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["apps_check_witnesses"]
 
 
 def test_there_are_at_least_twenty_programs() -> None:
