@@ -216,7 +216,7 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--prune-after", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Symbolic executions of one instruction per run before hot-site pruning runs the rest "
                    "concretely (only every 2^k-th stays tracked); 0 tracks everything.")
-@click.option("--panic-runs", default=150, show_default=True, type=click.IntRange(min=0),
+@click.option("--panic-runs", default=500, show_default=True, type=click.IntRange(min=0),
               help="Runs to spend, once the edge search is over (full coverage or random rounds without "
                    "progress), on panic sites that have not panicked and no check query aimed at.")
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),

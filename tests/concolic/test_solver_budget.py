@@ -105,3 +105,25 @@ def test_a_resumed_search_asks_its_string_queries_again_and_gives_the_same_repor
     assert partial.limits.get("string-models-off", 0) == 0
     resumed = Explorer.resume(program.view, "Route", options, StateDir(state.path, sources)).explore()
     assert as_json(program.view, resumed) == expected
+
+
+RATIO = """
+function Ratio(s: string, d: int) -> int {
+  let parts = s.split(",");
+  if (parts.length() == 3) {
+    return 10 / d;
+  }
+  0
+}
+"""
+
+
+def test_a_child_that_leaves_its_predicted_path_still_counts_what_it_covered_and_found() -> None:
+    # The first query over `split`'s parts spends the whole string-model budget: the child it
+    # solved runs with the models off, so its path has a concretization where the prediction
+    # has a branch (a divergence), but it does take the `true` edge and divide by zero.
+    program = ingot.load_source(RATIO)
+    ex = Explorer(program.view, "Ratio", Options(seed=0, max_runs=2, string_model_units=1)).explore()
+    assert ex.limits.get("divergence") == 1
+    assert ex.covered == {(e.site.function, e.site.block, e.target) for e in ex.edges}
+    assert [(f.kind, f.run, f.args["s"].count(",")) for f in ex.findings] == [("DivisionByZero", 2, 2)]

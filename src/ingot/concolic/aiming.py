@@ -49,8 +49,8 @@ class PanicAims:
     flips: dict[Site, int] = field(default_factory=dict)  # site -> children aimed at it via the path
     tried: set[tuple[Site, int, int]] = field(default_factory=set)  # (site, path prefix key, goal id) queried
     reach_runs: dict[Site, int] = field(default_factory=dict)  # site -> distinct paths that reached it
-    reachers: dict[Site, list[tuple[int, int, dict[str, Any]]]] = field(default_factory=dict)  # site -> (distance, order, input)
-    closest: dict[Site, int] = field(default_factory=dict)  # site -> least distance from panicking seen
+    reachers: dict[Site, list[tuple[float, int, dict[str, Any]]]] = field(default_factory=dict)  # site -> (distance, order, input)
+    closest: dict[Site, float] = field(default_factory=dict)  # site -> least distance from panicking seen
     # site -> negated conditions (expression ids) that led away from it: they guard the site
     # rather than decide its operands, so no child is aimed at it through them again
     guards: dict[Site, set[int]] = field(default_factory=dict)

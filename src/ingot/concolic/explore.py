@@ -20,13 +20,14 @@ import os
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
 from ingot.concolic.aiming import PanicAims, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.fuzzing import fresh_assignment, mutated
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
@@ -73,7 +74,9 @@ class Options:
     # Runs spent, once the edge search is over (full coverage, or random rounds without progress),
     # on panic sites (division, index, assert) that have not panicked and no query aimed at: their
     # operands may be concrete (a loop counter), so only new paths or mutated inputs reach them.
-    panic_runs: int = 150
+    # Fuzzed inputs found the parsers' planted panics 250 to 350 such runs in (flips left over
+    # from the edge search run first), so the budget leaves a margin above that.
+    panic_runs: int = 500
     # A run that grows the process's resident memory by more than this (MB) over what it held when
     # the run started is cut and counted under `limits["memory"]`; None: no cap.
     memory_mb: int | None = 1024
@@ -81,6 +84,10 @@ class Options:
     # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
     # elements and `max_string_length` characters reach, so it only bounds runaway loops.
     prune_after: int | None = 1000
+
+
+REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`)
+PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the systematic flips only
 
 
 @dataclass
@@ -339,6 +346,7 @@ class Explorer:
                 break
             if self.panic_phase():
                 res.panic_runs += 1
+                self.mutation_turn()
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
             res.runs += 1
@@ -350,7 +358,10 @@ class Explorer:
             if job.predicted is not None and not self.follows(run.trace.path, job):
                 res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
                 self.limit("divergence")
-                continue
+                # The run is real all the same: what it covered and found counts (a child solved
+                # with the string models on may run with them off and still panic), and its path
+                # is new from where it left the prediction (the entries before are the parent's).
+                job = replace(job, bound=self.diverged_at(run.trace.path, job) + 1)
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
@@ -430,6 +441,16 @@ class Explorer:
         self.push(Job(self.random_assignment(), 0, None, "random"), 0)
         return True
 
+    def mutation_turn(self) -> None:
+        """Past the first quarter of the panic search, every other run is a mutated input (most
+        of them of inputs that reached a pending site) rather than a flip left over from the edge
+        search: those revisit covered edges one loop occurrence at a time and would otherwise
+        take the whole budget, but they come first (one more try of a retry loop is a flip)."""
+        runs = self.result.panic_runs
+        if runs > self.options.panic_runs // PANIC_SYSTEMATIC_SHARE and runs % 2 and self._queue \
+                and -self._queue[0][0] <= REVISIT_PRIORITY:
+            self.push(Job(self.random_assignment(), 0, None, "random"), REVISIT_PRIORITY + 1)
+
     def edges_done(self) -> bool:
         return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
 
@@ -461,50 +482,11 @@ class Explorer:
         return self.fresh_assignment()
 
     def mutated(self, base: dict[str, Any], nudge: float = 0.0) -> dict[str, Any]:
-        rng, words = self._rng, self.dictionary
-        out = dict(base)
-        names = sorted(self.space.sorts)
-        for _ in range(rng.choice((1, 1, 2, 3))):
-            name = rng.choice(names)
-            sort, value = self.space.sorts[name], out.get(name)
-            if name in self.space.bounds:
-                low, high = self.space.bounds[name]
-                out[name] = rng.randint(low, high)
-            elif sort is Sort.STRING:
-                others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
-                splices = [v for v in (rng.choice(self._corpus).get(name) for _ in range(2) if self._corpus)
-                           if isinstance(v, str) and v]  # AFL's splicing: this input's value joined to another's
-                out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                                self.options.max_string_length, others, nudge, splices)
-            elif sort is Sort.INT:
-                same = [v for k, v in out.items() if k != name and self.space.sorts.get(k) is Sort.INT
-                        and k not in self.space.bounds]
-                if same and rng.random() < 0.2:
-                    out[name] = rng.choice(same)  # equal elements, a count matching a value
-                else:
-                    out[name] = words.mutate_int(rng, value if isinstance(value, int) else 0)
-            elif sort is Sort.BOOL:
-                out[name] = not value
-            else:
-                out[name] = words.float_value(rng)
-        return out
+        return mutated(self._rng, self.dictionary, self.space, base, self._corpus,
+                       self.options.max_string_length, nudge)
 
     def fresh_assignment(self) -> dict[str, Any]:
-        rng, words = self._rng, self.dictionary
-        out: dict[str, Any] = {}
-        for name, sort in sorted(self.space.sorts.items()):
-            if name in self.space.bounds:
-                low, high = self.space.bounds[name]
-                out[name] = rng.randint(low, high)
-            elif sort is Sort.INT:
-                out[name] = words.int_value(rng)
-            elif sort is Sort.FLOAT:
-                out[name] = words.float_value(rng)
-            elif sort is Sort.BOOL:
-                out[name] = rng.random() < 0.5
-            else:
-                out[name] = words.string_value(rng, self.options.max_string_length)
-        return out
+        return fresh_assignment(self._rng, self.dictionary, self.space, self.options.max_string_length)
 
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
@@ -522,6 +504,14 @@ class Explorer:
             # A flipped concretization changes what the run records there: only the prefix is predicted.
             predicted = predicted[:-1]
         return all(path[i].site == site and path[i].observed.id == cond for i, (site, cond) in enumerate(predicted))
+
+    @staticmethod
+    def diverged_at(path: list[PathEntry], job: Job) -> int:
+        """The position of the first entry where a diverged child left its predicted path."""
+        for i, (site, cond) in enumerate(job.predicted or ()):
+            if i >= len(path) or path[i].site != site or path[i].observed.id != cond:
+                return i
+        return len(job.predicted or ())
 
     def record(self, run: RunResult, now: float) -> None:
         res = self.result
@@ -577,9 +567,15 @@ class Explorer:
         # fixed: a concretization (or a pruned operation) may be what makes the query unsat, even
         # when slicing left its entry out.
         fixed_before = run.trace.pruned > 0
+        # A mutated input in the panic search is run for what it reaches and aimed from
+        # (`aim_at_reaches`), not revisited: its flips of covered edges would crowd out the
+        # systematic ones queued before it.
+        revisits = not (job.reason == "random" and self.panic_phase())
         for k in range(job.bound):
             fixed_before = fixed_before or path[k].kind is EntryKind.CONCRETIZE
         for j in range(job.bound, len(path)):
+            if time.perf_counter() > self._deadline:
+                return  # the search's time is up: the loop stops it (a long path has thousands of entries)
             entry = path[j]
             if j > 0 and path[j - 1].kind is EntryKind.CONCRETIZE:
                 fixed_before = True
@@ -588,7 +584,7 @@ class Explorer:
             if entry.kind is EntryKind.CHECK:
                 self.aim(entry.site)
             for alt in entry.alternatives:
-                priority = self.priority(entry, alt.target, alt.label, nth, boost)
+                priority = self.priority(entry, alt.target, alt.label, nth, boost, revisits)
                 if priority is None:
                     continue
                 goal = alt.cond
@@ -623,7 +619,7 @@ class Explorer:
                 self.push(Job(child, j + 1, predicted, reason, boost), priority)
 
     def priority(self, entry: PathEntry, target: EdgeKey | None, label: str, nth: int = 0,
-                 boost: int = 0) -> int | None:
+                 boost: int = 0, revisits: bool = True) -> int | None:
         """How much a child aimed here could add; None: not worth a query."""
         res = self.result
         if entry.kind is EntryKind.BRANCH:
@@ -634,13 +630,13 @@ class Explorer:
             # A covered edge may still lead somewhere new (a later loop iteration, another
             # caller): try it a few times per direction and per occurrence on the path,
             # after everything more promising.
-            revisit = (entry.site, target, nth)
+            revisit = (entry.site, target, min(nth, MAX_REVISIT_OCCURRENCE))
             count = self._revisits.get(revisit, 0)
-            if count >= self.options.revisits * (FRONTIER_REVISITS if boost else 1):
+            if not revisits or count >= self.options.revisits * (FRONTIER_REVISITS if boost else 1):
                 self.limit("revisit-cap")
                 return None
             self._revisits[revisit] = count + 1
-            return 3
+            return REVISIT_PRIORITY
         if entry.kind is EntryKind.CHECK:
             check = check_key(entry, nth)
             if check in self._tried_checks:
@@ -700,8 +696,8 @@ class Explorer:
                 else:
                     keep.append(p)
             rest = keep
-        ordered = [p for p in prefix if p in chosen]
-        return ordered + [goal]
+        ids = {id(p) for p in chosen}  # (a list's `in` made this quadratic on long paths)
+        return [p for p in prefix if id(p) in ids] + [goal]
 
     def domains(self, query: list[Expr]) -> list[Expr]:
         names = sorted(set().union(*(q.vars for q in query)))
@@ -722,6 +718,11 @@ class Explorer:
 
 
 MAX_CHECK_OCCURRENCE = 8
+# Loop occurrences past this share one revisit cap: a loop bound the fuzzer set to a thousand
+# made a path of 3,000 entries whose every iteration was revisited, each query slicing in every
+# earlier iteration's test (an expansion of minutes). Inputs of `max_string_length` characters
+# and `max_len` elements stay below it.
+MAX_REVISIT_OCCURRENCE = 32
 FRONTIER_GENERATIONS = 6  # generations of children of a run near the frontier that revisit past the cap
 FRONTIER_REVISITS = 8  # how many times the usual revisit cap they may go
 

@@ -71,7 +71,7 @@ class RunTrace:
     # Panic sites executed, (function, pc) -> [path length at the first execution, at the last,
     # the least distance from panicking (a divisor's size, an index's room), the path length where
     # it was met]: where a division, index or assert ran, whatever its operands (`reached_at`).
-    reached: dict[tuple[str, int], list[int]] = field(default_factory=dict)
+    reached: dict[tuple[str, int], list[Any]] = field(default_factory=dict)
     # CHECK entries over a concretized operand, by path position: the check's alternative over
     # the expressions that fed the concretizations, and the CONCRETIZE conditions (ids) it lifts
     # (`ingot.symbolic.exact`; the explorer poses it when the check itself is not sat).
@@ -151,7 +151,7 @@ class TrackerRuntime:
         return True
 
     # -- panic sites reached ------------------------------------------------------------
-    def reached_at(self, site: tuple[str, int], distance: int = 1) -> None:
+    def reached_at(self, site: tuple[str, int], distance: float = 1) -> None:
         """A panic site (`is_panic_site`) is executing, `distance` away from panicking (0: it
         panics now). Note how long the path is at its first and latest execution, and the
         least distance with the path length where it was first met, so the search can aim at
@@ -172,10 +172,15 @@ class TrackerRuntime:
 
     def reached_index(self, site: tuple[str, int], base: Any, index: Any) -> None:
         """`reached_at` for `base[index]`: a list index's distance to the nearest bound it would
-        cross (n - i, or i + n + 1), a map key's 0 when missing."""
+        cross (n - i, or i + n + 1), a map key's 0 when missing.
+
+        The distance to the farther bound breaks ties, as a fraction below 1: `xs[xs.length() - 1]`
+        is always 1 from its nearest bound, but the shorter the list, the nearer it is to
+        panicking at the other, and the search's hill climb needs that gradient."""
         if isinstance(base, list) and type(index) is int:
             n = len(base)
-            self.reached_at(site, max(0, min(n - index, index + n + 1)))
+            near, far = sorted((n - index, index + n + 1))
+            self.reached_at(site, 0 if near <= 0 else near + far / (far + 1))
         elif isinstance(base, dict):
             self.reached_at(site, 1 if index in base else 0)
         else:

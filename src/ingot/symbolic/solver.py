@@ -69,7 +69,10 @@ class Result:
 DEFAULT_RLIMIT = 1_000_000
 # Units an exploration's queries over the string models' terms may spend in all (then the
 # explorer turns the models off and the solver refuses such queries): seconds of string solving.
-DEFAULT_STRING_MODEL_UNITS = 1_500_000
+# About 400 queries (most cost little more than `QUERY_UNITS`): a quarter of that went in the
+# first dozen runs of a parser's exploration, and with the models off every condition after a
+# `split` or `chars()` was left to fuzzing (a path with three ".." parts and nothing left to pop).
+DEFAULT_STRING_MODEL_UNITS = 6_000_000
 # What a query over those terms is charged beyond its units: setting up a fresh string solver
 # and its regular languages costs time Z3 does not count (~10-50 ms, as much as 10-20 k units).
 QUERY_UNITS = 15_000
