@@ -53,7 +53,7 @@ from ingot.symbolic.runtime import panic_builtin_indices, pruned_count
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import Frame, SiteInfo, TrackedVM, build_site_info
 from ingot.symbolic.transfer import TRANSFER, UNMODELLED_UNARY
-from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
+from ingot.symbolic.translate_ops import Entry, literal_of, static_result
 from ingot.view import ProgramView
 
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
@@ -245,8 +245,8 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.LOAD_CONST:
             value = fn.consts[arg]
             lit = literal_of(value) or self.mod.const_name(value, f"{fn.index}_{arg}")
-            stack.append(Entry(lit, None, scalar=type(value) in _SCALARS,
-                               kind=_CONST_KINDS.get(type(value), "")))
+            stack.append(Entry(lit, None, scalar=type(value) in _SCALARS, kind=_CONST_KINDS.get(type(value), ""),
+                               value=value if type(value) is int else None))
         elif op == Op.STORE_LOCAL:
             (v,) = self.pop(stack, 1)
             self.flush(stack, arg)
@@ -323,10 +323,9 @@ class TrackedTranslator(FunctionTranslator):
         a, b = self.pop(stack, 2)
         if op in (Op.DIV, Op.MOD):
             self.reached("_reached_division", b.expr)
-        same = a.kind if a.kind == b.kind and a.kind in ("int", "float") else ""
-        kind = "bool" if op >= Op.EQ else same if op in (Op.ADD, Op.SUB, Op.MUL) or same == "int" and op <= Op.MOD else ""
-        s, t = self.push(stack, op, None, [a, b], kind=kind)
-        plain = concrete_binary(op, a.expr, b.expr, a.kind, b.kind)
+        code = templates.binary(op, a.operand(), b.operand())
+        s, t = self.push(stack, op, None, [a, b], kind=code.kind)
+        plain = code.expr
         dyn = [e.sh for e in (a, b) if e.sh is not None]
         if not dyn:
             self.out(f"{s} = {plain}")
