@@ -5,9 +5,9 @@ constants stay symbolic until used, other results live in Python locals
 `s0, s1, ...`; BAML locals are `l0, l1, ...`. The concrete code of the
 instructions the tracked translator also emits is `templates.py`'s, shared
 with it: binary operators (the Python operator under the guard the operands'
-static kinds and int ranges leave, the runtime function otherwise), making
-values, FORMAT, SWITCH, the index guard, NEG, IS_TYPE, truth tests, raises,
-BAML calls. Arms are laid out as
+static kinds and int ranges leave, the runtime function otherwise), cells'
+and captures' loads and stores, LOAD_GLOBAL, LEN, making values, FORMAT,
+SWITCH, the index guard, NEG, IS_TYPE, truth tests, raises, BAML calls. Arms are laid out as
 `cfg.ControlFlow` decides: structured code (`while` loops and `if` statements)
 where the CFG allows, a `pc` dispatch loop otherwise; blocks under a handler are
 wrapped in `try/except BamlRaise`.
@@ -31,17 +31,23 @@ from ingot.bex.compiled.templates import (
     binary,
     bound_method,
     call_function,
+    cell,
+    cell_value,
     falsy,
     format_text,
     index_guard,
     instance_size,
     is_type,
+    length,
+    load_global,
     make_array,
     make_closure,
     make_instance,
     make_map,
     negate,
+    new_cell,
     read_field,
+    set_cell,
     switch,
     write_field,
 )
@@ -181,7 +187,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
         if unset:
             self.out(" = ".join([*unset, "None"]))
         for slot in fn.cell_params:
-            self.out(f"l{slot} = Cell(l{slot})")
+            self.out(f"l{slot} = {new_cell(f'l{slot}')}")
 
     def stored_first(self) -> set[int]:
         """Locals every read of which follows a store into them in the same block: they need no
@@ -283,7 +289,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
             self.flush_steps()  # (`_catch` charged the trace's frames)
             self.reload_steps()
             if h.slot_kind == "cell":
-                self.out(f"l{h.slot} = Cell(e.value)")
+                self.out(f"l{h.slot} = {new_cell('e.value')}")
             else:
                 self.out(f"l{h.slot} = e.value")
             self.on_catch(h)
@@ -389,31 +395,20 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 self.flush(stack, arg)
                 if v.expr != f"l{arg}" and arg in self.read:  # (stack entries are side-effect free)
                     self.out(f"l{arg} = {v.expr}")
-            elif op == Op.LOAD_DEREF:
-                self.out(f"{dest} = l{arg}.value")
+            elif op in (Op.LOAD_DEREF, Op.LOAD_CAPTURE):
+                self.out(f"{dest} = {cell_value(cell(Op(op), arg))}")
                 stack.append(_Entry(dest))
-            elif op == Op.STORE_DEREF:
+            elif op in (Op.STORE_DEREF, Op.STORE_CAPTURE):
                 v = stack.pop()
-                self.out(f"l{arg}.value = {v.expr}")
-            elif op == Op.NEW_CELL:
+                self.out(set_cell(cell(Op(op), arg), v.expr))
+            elif op in (Op.NEW_CELL, Op.CARRY_CELL):
                 self.flush(stack, arg)
-                self.out(f"l{arg} = Cell()")
-            elif op == Op.CARRY_CELL:
-                self.flush(stack, arg)
-                self.out(f"l{arg} = Cell(l{arg}.value)")
-            elif op == Op.LOAD_CELL:
-                stack.append(_Entry(f"l{arg}", slot=arg))
-            elif op == Op.LOAD_CAPTURE:
-                self.out(f"{dest} = C[{arg}].value")
-                stack.append(_Entry(dest))
-            elif op == Op.STORE_CAPTURE:
-                v = stack.pop()
-                self.out(f"C[{arg}].value = {v.expr}")
-            elif op == Op.LOAD_CAPTURE_CELL:
-                stack.append(_Entry(f"C[{arg}]"))
+                self.out(f"l{arg} = {new_cell(cell_value(f'l{arg}') if op == Op.CARRY_CELL else '')}")
+            elif op in (Op.LOAD_CELL, Op.LOAD_CAPTURE_CELL):
+                stack.append(_Entry(cell(Op(op), arg), slot=arg if op == Op.LOAD_CELL else None))
             elif op == Op.LOAD_GLOBAL:
                 self.flush_steps()  # (a constant's first load runs its initialiser)
-                self.out(f"{dest} = _global({arg})")
+                self.out(f"{dest} = {load_global(arg)}")
                 self.reload_steps()
                 stack.append(_Entry(dest))
             elif op in BINARY:
@@ -508,7 +503,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
-                self.out(f"{t} = len({a.expr})")
+                self.out(f"{t} = {length(a.expr)}")
                 push_result(t, "int", LENGTH)
             elif op == Op.MAKE_ARRAY:
                 items = [e.expr for e in stack[len(stack) - arg:]] if arg else []

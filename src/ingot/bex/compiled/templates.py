@@ -52,6 +52,39 @@ def falsy(expr: str, kind: str) -> str:
     return f"{expr} is False or ({expr} is not True and not _truthy({expr}))"
 
 
+_CAPTURE_CELLS = (Op.LOAD_CAPTURE, Op.STORE_CAPTURE, Op.LOAD_CAPTURE_CELL)
+
+
+def cell(op: Op, arg: int) -> str:
+    """The cell a cell instruction reads or writes: the function's captures' (`C`) or a local's."""
+    return f"C[{arg}]" if op in _CAPTURE_CELLS else f"l{arg}"
+
+
+def cell_value(cell_expr: str) -> str:
+    """LOAD_DEREF / LOAD_CAPTURE: the value in the cell."""
+    return f"{cell_expr}.value"
+
+
+def set_cell(cell_expr: str, value: str) -> str:
+    """STORE_DEREF / STORE_CAPTURE."""
+    return f"{cell_expr}.value = {value}"
+
+
+def new_cell(value: str = "") -> str:
+    """A fresh cell (NEW_CELL: empty; CARRY_CELL: holding the old cell's value, for the next iteration)."""
+    return f"Cell({value})"
+
+
+def load_global(arg: int) -> str:
+    """LOAD_GLOBAL: the VM's value of global `arg` (a constant's first load runs its initialiser)."""
+    return f"_global({arg})"
+
+
+def length(a: str) -> str:
+    """LEN."""
+    return f"len({a})"
+
+
 def make_array(items: list[str]) -> str:
     return f"[{', '.join(items)}]"
 
