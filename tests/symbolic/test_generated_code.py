@@ -11,7 +11,7 @@ from ingot.bex.compiled import translate
 from ingot.symbolic.compiled_tracker import TrackedTranslator
 
 # literal operands of truth tests, conditions and comparisons: `0 is True` would compile with a
-# SyntaxWarning ("is" with a literal), printed on every exploration
+# SyntaxWarning ("is" with a literal), printed on every exploration (and `1 is None` on every run)
 SOURCE = """
 function F(x: int) -> bool[] {
   let out: bool[] = [];
@@ -22,6 +22,8 @@ function F(x: int) -> bool[] {
   while ("") { out.push(false); }
   out.push(!x);
   out.push(!(x > 2) || !0);
+  out.push(1 == null);
+  out.push("a" != true);
   out
 }
 """

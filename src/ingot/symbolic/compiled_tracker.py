@@ -53,7 +53,7 @@ from ingot.symbolic.runtime import panic_builtin_indices, pruned_count
 from ingot.symbolic.shadow import Shadow
 from ingot.symbolic.tracker import Frame, SiteInfo, TrackedVM, build_site_info
 from ingot.symbolic.transfer import TRANSFER, UNMODELLED_UNARY
-from ingot.symbolic.translate_ops import Entry, concrete_binary, literal_of, static_result
+from ingot.symbolic.translate_ops import Entry, literal_of, static_result
 from ingot.view import ProgramView
 
 __all__ = ["CompiledTrackedVM", "TrackedTranslator"]
@@ -152,7 +152,7 @@ class TrackedTranslator(FunctionTranslator):
         self.out(" = ".join(["l0", *others, *shadows, "F", "None"]))
         self.frame_args = f"{self.const(fn, 'fn')}, {self.const(self.site, 'site')}, X"
         for slot in fn.cell_params:
-            self.out(f"l{slot} = Cell(l{slot})")
+            self.out(f"l{slot} = {templates.new_cell(f'l{slot}')}")
             self.out(f"_hset(l{slot}, 'v', m{slot})")
             self.out(f"m{slot} = None")
 
@@ -245,8 +245,8 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.LOAD_CONST:
             value = fn.consts[arg]
             lit = literal_of(value) or self.mod.const_name(value, f"{fn.index}_{arg}")
-            stack.append(Entry(lit, None, scalar=type(value) in _SCALARS,
-                               kind=_CONST_KINDS.get(type(value), "")))
+            stack.append(Entry(lit, None, scalar=type(value) in _SCALARS, kind=_CONST_KINDS.get(type(value), ""),
+                               value=value if type(value) is int else None))
         elif op == Op.STORE_LOCAL:
             (v,) = self.pop(stack, 1)
             self.flush(stack, arg)
@@ -255,26 +255,25 @@ class TrackedTranslator(FunctionTranslator):
             if arg in self.symbolic:
                 self.out(f"m{arg} = {v.sh or 'None'}")
         elif op in (Op.LOAD_DEREF, Op.LOAD_CAPTURE):
-            cell = f"l{arg}" if op == Op.LOAD_DEREF else f"C[{arg}]"
+            cell = templates.cell(op, arg)
             s, t = self.push(stack, op, arg, [])
-            self.out(f"{s} = {cell}.value; {t} = _hget({cell}, 'v')")
+            self.out(f"{s} = {templates.cell_value(cell)}; {t} = _hget({cell}, 'v')")
         elif op in (Op.STORE_DEREF, Op.STORE_CAPTURE):
             (v,) = self.pop(stack, 1)
-            cell = f"l{arg}" if op == Op.STORE_DEREF else f"C[{arg}]"
-            self.out(f"{cell}.value = {v.expr}; _hset({cell}, 'v', {v.sh or 'None'})")
+            cell = templates.cell(op, arg)
+            self.out(f"{templates.set_cell(cell, v.expr)}; _hset({cell}, 'v', {v.sh or 'None'})")
         elif op == Op.NEW_CELL:
             self.flush(stack, arg)
-            self.out(f"l{arg} = Cell()")
-        elif op == Op.CARRY_CELL:
+            self.out(f"l{arg} = {templates.new_cell()}")
+        elif op == Op.CARRY_CELL:  # the new cell takes the old one's value and its shadow
             self.flush(stack, arg)
-            self.out(f"_n = Cell(l{arg}.value); _hset(_n, 'v', _hget(l{arg}, 'v')); l{arg} = _n")
-        elif op == Op.LOAD_CELL:
-            stack.append(Entry(f"l{arg}", None, slot=arg, scalar=True))
-        elif op == Op.LOAD_CAPTURE_CELL:
-            stack.append(Entry(f"C[{arg}]", None, scalar=True))
+            self.out(f"_n = {templates.new_cell(templates.cell_value(f'l{arg}'))}; "
+                     f"_hset(_n, 'v', _hget(l{arg}, 'v')); l{arg} = _n")
+        elif op in (Op.LOAD_CELL, Op.LOAD_CAPTURE_CELL):
+            stack.append(Entry(templates.cell(op, arg), None, slot=arg if op == Op.LOAD_CELL else None, scalar=True))
         elif op == Op.LOAD_GLOBAL:
             s, _ = self.push(stack, op, arg, [])
-            self.out(f"{s} = _global({arg})")
+            self.out(f"{s} = {templates.load_global(arg)}")
         elif op in _BINARY:
             self.binary(op, stack)
         elif op == Op.NOT:
@@ -323,10 +322,9 @@ class TrackedTranslator(FunctionTranslator):
         a, b = self.pop(stack, 2)
         if op in (Op.DIV, Op.MOD):
             self.reached("_reached_division", b.expr)
-        same = a.kind if a.kind == b.kind and a.kind in ("int", "float") else ""
-        kind = "bool" if op >= Op.EQ else same if op in (Op.ADD, Op.SUB, Op.MUL) or same == "int" and op <= Op.MOD else ""
-        s, t = self.push(stack, op, None, [a, b], kind=kind)
-        plain = concrete_binary(op, a.expr, b.expr, a.kind, b.kind)
+        code = templates.binary(op, a.operand(), b.operand())
+        s, t = self.push(stack, op, None, [a, b], kind=code.kind)
+        plain = code.expr
         dyn = [e.sh for e in (a, b) if e.sh is not None]
         if not dyn:
             self.out(f"{s} = {plain}")
@@ -398,7 +396,7 @@ class TrackedTranslator(FunctionTranslator):
         elif op == Op.LEN:
             (a,) = self.pop(stack, 1)
             s, t = self.push(stack, op, arg, [a])
-            self.out(f"_v = len({a.expr}); {t} = _heap_get((_o, '$len')) if type({a.expr}) is list "
+            self.out(f"_v = {templates.length(a.expr)}; {t} = _heap_get((_o, '$len')) if type({a.expr}) is list "
                      f"and _owners and (_o := id({a.expr})) in _owners else None; {s} = _v")
         elif op in (Op.MAKE_ARRAY, Op.MAKE_INSTANCE):
             n = arg if op == Op.MAKE_ARRAY else templates.instance_size(mod, arg)

@@ -4,7 +4,9 @@ The translator reads only the bytecode and its side tables (the opcode table
 gives every instruction's stack effect and operator templates). Modules:
 `cfg` (control-flow recovery), `kinds` (kind inference), `ranges` (int
 intervals), `layout` (arms as structured code or a dispatch), `codegen` (code
-generation), `operands` (operator templates), `steps` (step counting),
+generation), `templates` (the concrete code of each instruction, shared with
+the tracked translator), `operands` (literals, inlined built-ins, the float
+order), `steps` (step counting),
 `translation` (the per-program cache), `runtime` (`CompiledVM`). Per program it generates one Python
 module: one `def` per BAML function, compiled once with `compile()` and cached
 (per program, and per budget mode: with `max_steps` set, backward jumps and
@@ -28,9 +30,9 @@ Translation:
   irreducible flow) the arms are a `while True` dispatch over `pc`, small
   blocks ending in a jump copied into their predecessors, each innermost loop
   in its own nested `while True`.
-- Ints, floats and bools get inline fast paths from the opcode table's
-  templates (`a + b` with the 63-bit range check, BAML's total float order,
-  ...). `kinds` finds the locals that only ever hold an int, a float or a
+- Ints, floats and bools get inline fast paths from the operator templates
+  (`templates.binary`, the opcode table's symbols: `a + b` with the 63-bit
+  range check, BAML's total float order, ...). `kinds` finds the locals that only ever hold an int, a float or a
   bool (their type tests go), the never-negative ints (no sign test before
   `/`, `%`), the locals that only hold an array the function made (indexed
   without type tests: Python's `IndexError` is the bounds test) and the
@@ -51,14 +53,7 @@ Translation:
 """
 
 from ingot.bex.compiled.codegen import FunctionTranslator
-from ingot.bex.compiled.operands import (
-    OP_RUNTIME,
-    OP_SYMBOL,
-    float_operands,
-    float_order,
-    inline_builtin,
-    literal,
-)
+from ingot.bex.compiled.operands import inline_builtin, literal
 from ingot.bex.compiled.runtime import (
     STATIC_NAMES,
     CompiledVM,
@@ -70,5 +65,4 @@ from ingot.bex.compiled.runtime import (
 from ingot.bex.compiled.translation import Translation, source_of, translate
 
 __all__ = ["CompiledVM", "FunctionTranslator", "Translation", "translate", "source_of", "run_entry", "run_guarded",
-           "make_catch", "ensure_recursion_limit", "STATIC_NAMES", "literal", "inline_builtin", "OP_RUNTIME", "OP_SYMBOL", "float_operands",
-           "float_order"]
+           "make_catch", "ensure_recursion_limit", "STATIC_NAMES", "literal", "inline_builtin"]

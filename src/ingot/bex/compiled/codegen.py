@@ -2,12 +2,12 @@
 
 The operand stack disappears (its depth is static): loads of locals and
 constants stay symbolic until used, other results live in Python locals
-`s0, s1, ...`; BAML locals are `l0, l1, ...`. Operators inline the opcode
-table's templates (the Python operator under its guard, the runtime function
-otherwise) with the static kinds of their operands; the concrete code of the
-other instructions the tracked translator also emits (making values, FORMAT,
-SWITCH, the index guard, NEG, IS_TYPE, truth tests, raises, BAML calls) is `templates.py`'s,
-shared with it. Arms are laid out as
+`s0, s1, ...`; BAML locals are `l0, l1, ...`. The concrete code of the
+instructions the tracked translator also emits is `templates.py`'s, shared
+with it: binary operators (the Python operator under the guard the operands'
+static kinds and int ranges leave, the runtime function otherwise), cells'
+and captures' loads and stores, LOAD_GLOBAL, LEN, making values, FORMAT,
+SWITCH, the index guard, NEG, IS_TYPE, truth tests, raises, BAML calls. Arms are laid out as
 `cfg.ControlFlow` decides: structured code (`while` loops and `if` statements)
 where the CFG allows, a `pc` dispatch loop otherwise; blocks under a handler are
 wrapped in `try/except BamlRaise`.
@@ -21,43 +21,42 @@ from ingot.bex.calls import leaves_bytecode
 from ingot.bex.compiled.cfg import ControlFlow
 from ingot.bex.compiled.kinds import KindInference
 from ingot.bex.compiled.layout import ArmLayout
-from ingot.bex.compiled.operands import (
-    OP_RUNTIME,
-    OP_SYMBOL,
-    float_operands,
-    float_order,
-    inline_builtin,
-    literal,
-)
-from ingot.bex.compiled.ranges import FULL, LENGTH, Interval, IntRanges, arith, clip, fits, quotient
+from ingot.bex.compiled.operands import inline_builtin, literal
+from ingot.bex.compiled.ranges import FULL, LENGTH, Interval, IntRanges
 from ingot.bex.compiled.steps import StepCounting
 from ingot.bex.compiled.templates import (
     DEPTH_TEST,
     RAISES,
+    Operand,
+    binary,
     bound_method,
     call_function,
+    cell,
+    cell_value,
     falsy,
     format_text,
     index_guard,
     instance_size,
     is_type,
+    length,
+    load_global,
     make_array,
     make_closure,
     make_instance,
     make_map,
     negate,
+    new_cell,
     read_field,
+    set_cell,
     switch,
     write_field,
 )
-from ingot.bex.opcodes import OPCODES, Kind, Op
+from ingot.bex.opcodes import BINARY, OPCODES, Kind, Op
 from ingot.bex.program import BexFunction
 from ingot.runtime.values import INT_MAX, INT_MIN
 
 if TYPE_CHECKING:
     from ingot.bex.compiled.translation import Translation
-
-_LIM = INT_MAX + 1
 
 
 class _Entry:
@@ -77,6 +76,10 @@ class _Entry:
     def nonneg(self) -> bool:
         """An int known to be >= 0."""
         return self.kind == "int" and self.range[0] >= 0
+
+    def operand(self) -> Operand:
+        """Its facts, as the operator templates take them."""
+        return Operand(self.expr, self.kind, self.range, self.value)
 
 
 class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, ArmLayout):
@@ -184,7 +187,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
         if unset:
             self.out(" = ".join([*unset, "None"]))
         for slot in fn.cell_params:
-            self.out(f"l{slot} = Cell(l{slot})")
+            self.out(f"l{slot} = {new_cell(f'l{slot}')}")
 
     def stored_first(self) -> set[int]:
         """Locals every read of which follows a store into them in the same block: they need no
@@ -286,7 +289,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
             self.flush_steps()  # (`_catch` charged the trace's frames)
             self.reload_steps()
             if h.slot_kind == "cell":
-                self.out(f"l{h.slot} = Cell(e.value)")
+                self.out(f"l{h.slot} = {new_cell('e.value')}")
             else:
                 self.out(f"l{h.slot} = e.value")
             self.on_catch(h)
@@ -304,24 +307,6 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
             elif slot is None and e.expr != f"s{i}":
                 self.out(f"s{i} = {e.expr}")
                 stack[i] = _Entry(f"s{i}", kind=e.kind, range=e.range)
-
-    def assign(self, target: str, expr: str, stack: list[_Entry]) -> None:
-        if target == "_c":  # fused into the branch that follows
-            stack.append(_Entry(f"({expr})", kind="bool"))
-        else:
-            self.out(f"{target} = {expr}")
-
-    @staticmethod
-    def in_range(op: Op, a: _Entry, b: _Entry) -> str:
-        """The range test of `a op b` (binding `_t`): one bound when a non-negative operand rules
-        out the other (ints are in range, so `a + b >= a >= INT_MIN` when `b >= 0`)."""
-        t = f"(_t := {a.expr} {OP_SYMBOL[op]} {b.expr})"
-        lo, hi = arith(op, a.range, b.range)  # (FULL for what is not known to be an int)
-        if lo >= INT_MIN:
-            return f"{t} < {_LIM}"
-        if hi <= INT_MAX:
-            return f"{t} >= {-_LIM}"
-        return f"{-_LIM} <= {t} < {_LIM}"
 
     @staticmethod
     def index_in_bounds(index: _Entry, facts: dict[int, Interval]) -> None:
@@ -410,138 +395,33 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 self.flush(stack, arg)
                 if v.expr != f"l{arg}" and arg in self.read:  # (stack entries are side-effect free)
                     self.out(f"l{arg} = {v.expr}")
-            elif op == Op.LOAD_DEREF:
-                self.out(f"{dest} = l{arg}.value")
+            elif op in (Op.LOAD_DEREF, Op.LOAD_CAPTURE):
+                self.out(f"{dest} = {cell_value(cell(Op(op), arg))}")
                 stack.append(_Entry(dest))
-            elif op == Op.STORE_DEREF:
+            elif op in (Op.STORE_DEREF, Op.STORE_CAPTURE):
                 v = stack.pop()
-                self.out(f"l{arg}.value = {v.expr}")
-            elif op == Op.NEW_CELL:
+                self.out(set_cell(cell(Op(op), arg), v.expr))
+            elif op in (Op.NEW_CELL, Op.CARRY_CELL):
                 self.flush(stack, arg)
-                self.out(f"l{arg} = Cell()")
-            elif op == Op.CARRY_CELL:
-                self.flush(stack, arg)
-                self.out(f"l{arg} = Cell(l{arg}.value)")
-            elif op == Op.LOAD_CELL:
-                stack.append(_Entry(f"l{arg}", slot=arg))
-            elif op == Op.LOAD_CAPTURE:
-                self.out(f"{dest} = C[{arg}].value")
-                stack.append(_Entry(dest))
-            elif op == Op.STORE_CAPTURE:
-                v = stack.pop()
-                self.out(f"C[{arg}].value = {v.expr}")
-            elif op == Op.LOAD_CAPTURE_CELL:
-                stack.append(_Entry(f"C[{arg}]"))
+                self.out(f"l{arg} = {new_cell(cell_value(f'l{arg}') if op == Op.CARRY_CELL else '')}")
+            elif op in (Op.LOAD_CELL, Op.LOAD_CAPTURE_CELL):
+                stack.append(_Entry(cell(Op(op), arg), slot=arg if op == Op.LOAD_CELL else None))
             elif op == Op.LOAD_GLOBAL:
                 self.flush_steps()  # (a constant's first load runs its initialiser)
-                self.out(f"{dest} = _global({arg})")
+                self.out(f"{dest} = {load_global(arg)}")
                 self.reload_steps()
                 stack.append(_Entry(dest))
-            elif op in (Op.ADD, Op.SUB, Op.MUL):
+            elif op in BINARY:
                 b, a = stack[-1], stack[-2]
-                t = result_dest(2)
+                bin_ = binary(Op(op), a.operand(), b.operand(), pc in self.unchecked)
+                t = "_c" if bin_.kind == "bool" and self.fusable(pc, end) else result_dest(2)
                 del stack[-2:]
-                sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
-                A, B = a.expr, b.expr
-                if float_operands(a.kind, b.kind):
-                    checks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
-                    if checks:
-                        self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
-                    else:
-                        self.out(f"{t} = {A} {sym} {B}")
-                    push_result(t, "float" if a.kind == b.kind == "float" else "")
-                    pc += 1
-                    continue
-                exact = arith(Op(op), a.range, b.range)
-                if a.kind == b.kind == "int" and (fits(exact) or pc in self.unchecked):
-                    # the operands' ranges rule out an overflow, or the loop's version test does
-                    self.out(f"{t} = {A} {sym} {B}")
-                    push_result(t, "int", clip(*exact))
-                    pc += 1
-                    continue
-                if b.value is not None and op != Op.MUL and abs(b.value) < 1 << 40:
-                    k = b.value
-                    if (op == Op.ADD) == (k >= 0):
-                        guard = f"{A} <= {INT_MAX - abs(k)}"
-                    else:
-                        guard = f"{A} >= {INT_MIN + abs(k)}"
-                    self.out(f"if {guard}:" if a.kind == "int" else f"if type({A}) is int and {guard}:")
-                    self.indent += 1
-                    self.out(f"{t} = {A} {sym} {B}")
+                if t == "_c":  # fused into the branch that follows
+                    stack.append(_Entry(f"({bin_.expr})", kind="bool"))
                 else:
-                    checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                    cond = " and ".join(checks + [self.in_range(Op(op), a, b)])
-                    self.out(f"if {cond}:")
-                    self.indent += 1
-                    self.out(f"{t} = _t")
-                if not (a.kind == "int" or b.kind == "int"):
-                    self.indent -= 1
-                    self.out(f"elif type({A}) is float and type({B}) is float:")
-                    self.indent += 1
-                    self.out(f"{t} = {A} {sym} {B}")
-                self.indent -= 1
-                self.out("else:")
-                self.indent += 1
-                self.out(f"{t} = {slow}({A}, {B})")
-                self.indent -= 1
-                push_result(t, *(("int", clip(*exact)) if a.kind == b.kind == "int" else ("",)))
-            elif op in (Op.DIV, Op.MOD):
-                b, a = stack[-1], stack[-2]
-                t = result_dest(2)
-                del stack[-2:]
-                A, B = a.expr, b.expr
-                sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
-                checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                if not a.nonneg:
-                    checks.append(f"{A} >= 0")
-                if not (b.kind == "int" and b.range[0] > 0):
-                    checks.append(f"{B} > 0")
-                if checks:
-                    self.out(f"{t} = {A} {sym} {B} if {' and '.join(checks)} else {slow}({A}, {B})")
-                else:  # Python's // and % are BAML's on these operands
-                    self.out(f"{t} = {A} {sym} {B}")
-                push_result(t, *(("int", quotient(Op(op), a.range, b.range)) if a.kind == b.kind == "int" else ("",)))
-            elif op in (Op.LT, Op.LE, Op.GT, Op.GE):
-                b, a = stack[-1], stack[-2]
-                t = "_c" if self.fusable(pc, end) else result_dest(2)
-                del stack[-2:]
-                sym, slow = OP_SYMBOL[Op(op)], OP_RUNTIME[Op(op)]
-                A, B = a.expr, b.expr
-                checks = [f"type({x.expr}) is int" for x in (a, b) if x.kind != "int"]
-                if float_operands(a.kind, b.kind):
-                    fexpr = float_order(Op(op), A, B)
-                    fchecks = [f"type({x.expr}) is float" for x in (a, b) if x.kind != "float"]
-                    if fchecks:
-                        self.assign(t, f"({fexpr}) if {' and '.join(fchecks)} else {slow}({A}, {B})", stack)
-                    else:
-                        self.assign(t, f"{fexpr}", stack)
-                elif checks:
-                    self.assign(t, f"({A} {sym} {B}) if {' and '.join(checks)} else {slow}({A}, {B})", stack)
-                else:
-                    self.assign(t, f"{A} {sym} {B}", stack)
-                push_result(t, "bool")
-            elif op in (Op.EQ, Op.NE):
-                b, a = stack[-1], stack[-2]
-                t = "_c" if self.fusable(pc, end) else result_dest(2)
-                del stack[-2:]
-                if a.kind and not b.kind:
-                    a, b = b, a
-                A, B = a.expr, b.expr
-                neg = op == Op.NE
-                if a.kind == b.kind and a.kind in ("int", "str"):
-                    expr = f"{A} {'!=' if neg else '=='} {B}"
-                elif b.kind in ("int", "str"):
-                    ty = b.kind
-                    if neg:
-                        expr = f"type({A}) is not {ty} or {A} != {B}"
-                    else:
-                        expr = f"type({A}) is {ty} and {A} == {B}"
-                elif b.kind in ("bool", "none"):
-                    expr = f"{A} is {'not ' if neg else ''}{B}"
-                else:
-                    expr = f"{'_ne' if neg else '_eq'}({A}, {B})"
-                self.assign(t, f"{expr}", stack)
-                push_result(t, "bool")
+                    for line in bin_.lines(t):
+                        self.out(line)
+                push_result(t, bin_.kind, bin_.range)
             elif op in (Op.NEG, Op.NOT):
                 a = stack[-1]
                 t = result_dest(1)
@@ -623,7 +503,7 @@ class FunctionTranslator(ControlFlow, KindInference, IntRanges, StepCounting, Ar
                 a = stack[-1]
                 t = result_dest(1)
                 stack.pop()
-                self.out(f"{t} = len({a.expr})")
+                self.out(f"{t} = {length(a.expr)}")
                 push_result(t, "int", LENGTH)
             elif op == Op.MAKE_ARRAY:
                 items = [e.expr for e in stack[len(stack) - arg:]] if arg else []
