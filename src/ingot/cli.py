@@ -204,7 +204,9 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--timeout", default=60.0, show_default=True, help="Budget in seconds.")
 @click.option("--max-len", default=6, show_default=True, help="Longest array input to generate.")
 @click.option("--max-string-length", default=32, show_default=True, help="Longest string input to generate.")
-@click.option("--solver-timeout", default=10000, show_default=True, help="Per-query solver timeout (ms): the clock's upper bound on --solver-rlimit.")
+@click.option("--solver-timeout", default=10000, show_default=True, type=click.IntRange(min=0),
+              help="Per-query solver timeout (ms): the clock's upper bound on --solver-rlimit; 0: no clock, so "
+                   "answers never depend on the machine's load (needs --solver-rlimit).")
 @click.option("--solver-rlimit", default=1_000_000, show_default=True, type=click.IntRange(min=0),
               help="Per-query Z3 resource limit: a budget of work, so the same on any machine and load "
                    "(--solver-timeout bounds it by the clock); 0: none.")
@@ -264,6 +266,8 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
                                "(one function's exploration runs in one process)")
     if workers != 1 and dask:
         raise click.UsageError("give --workers or --dask, not both")
+    if solver_timeout == 0 and solver_rlimit == 0:
+        raise click.UsageError("--solver-timeout 0 needs a --solver-rlimit: a query must have a bound")
     program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
     if function is not None:
         require_function(program, function, paths)

@@ -23,8 +23,9 @@ from ingot.concolic.project import JOB_LOG_ENV, FunctionJob, JobResult, ProjectS
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "bench" / "explore" / "project"
-# Budgets by runs only: no wall-clock budget or solver timeout can bite, so reports are equal.
-FIXED = ("--solver-timeout", "600000", "--timeout", "3600")
+# Budgets by runs and Z3 resource units only: no query has a clock (`--solver-timeout 0`) and the
+# wall-clock budget cannot bite, so reports are equal under any load.
+FIXED = ("--solver-timeout", "0", "--timeout", "3600")
 # Functions that take longest at this budget: the first job started is still running when killed.
 SLOW = ("--only", "FindPair", "--only", "PriceCents", "--only", "CompareVersions", "--only", "Throttled",
         "--max-runs", "120")
@@ -84,9 +85,27 @@ def test_usage_errors() -> None:
     assert code == 2 and "--workers" in err
     code, _, err = explore(str(PROJECT), "--workers", "2", "--dask", "tcp://127.0.0.1:1")
     assert code == 2 and "not both" in err
+    code, _, err = explore(str(PROJECT), "--only", "Luhn", "--solver-rlimit", "0")  # and --solver-timeout 0
+    assert code == 2 and "--solver-timeout 0 needs a --solver-rlimit" in err
 
 
-def test_any_number_of_workers_gives_the_same_report() -> None:
+# Five functions (string parsing, loops, a call) at a small budget: the report that local workers
+# and a Dask cluster must give too, computed once in this process.
+QUICK = ("--only", "P*", "--max-runs", "20")
+
+
+@pytest.fixture(scope="module")
+def quick_reference() -> dict:
+    return explore_json(str(PROJECT), *QUICK)
+
+
+def test_any_number_of_workers_gives_the_same_report(quick_reference: dict) -> None:
+    assert explore_json(str(PROJECT), *QUICK, "--workers", "2") == quick_reference
+    assert quick_reference["totals"]["explored"] == 5
+
+
+@pytest.mark.slow
+def test_any_number_of_workers_gives_the_same_report_for_the_whole_project() -> None:
     one = explore_json(str(PROJECT), "--max-runs", "15")
     two = explore_json(str(PROJECT), "--max-runs", "15", "--workers", "2")
     assert one == two
@@ -125,7 +144,7 @@ def dies_on_luhn(job: FunctionJob) -> JobResult:
 def test_a_job_that_kills_every_worker_is_reported_failed_and_the_others_run(monkeypatch: pytest.MonkeyPatch) -> None:
     program = ingot.load(PROJECT, resolve_hosts=False)
     project = ProjectSources.of((s.name, s.display) for s in program.compiled.sources)
-    options = Options(max_runs=20, solver_timeout_ms=600_000, timeout_s=3600)
+    options = Options(max_runs=20, solver_timeout_ms=0, timeout_s=3600)
     jobs = [FunctionJob(project, name, options) for name in ("Slugify", "Luhn", "Classify", "MaskCard")]
     alone = {r.function: r for r in workers.run_here(jobs) if r.function != "Luhn"}
     monkeypatch.setattr(workers, "run_job", dies_on_luhn)  # forked workers see the patched module
@@ -140,11 +159,9 @@ def local_cluster() -> object:
     return distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None)
 
 
-def test_a_dask_cluster_gives_the_same_report() -> None:
-    quick = ("--only", "P*", "--max-runs", "20")
-    reference = explore_json(str(PROJECT), *quick)
+def test_a_dask_cluster_gives_the_same_report(quick_reference: dict) -> None:
     with local_cluster() as cluster:
-        assert explore_json(str(PROJECT), *quick, "--dask", cluster.scheduler_address) == reference
+        assert explore_json(str(PROJECT), *QUICK, "--dask", cluster.scheduler_address) == quick_reference
 
 
 def test_an_unreachable_dask_scheduler_is_a_clear_error() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import ingot
@@ -13,7 +14,7 @@ from ingot.concolic.checkpoint import StateDir
 from ingot.concolic.explore import Exploration, Explorer, Options
 from ingot.concolic.report import as_json
 from ingot.symbolic.expr import Interner, Op, Sort
-from ingot.symbolic.solver import Solver
+from ingot.symbolic.solver import NO_TIMEOUT, Solver
 
 ROUTE = """
 function Route(cmd: string) -> int {
@@ -48,6 +49,20 @@ def test_a_query_over_its_resource_limit_is_unknown_and_counted() -> None:
     assert (stats["unknown"], stats["unknown_rlimit"], stats["unknown_timeout"], stats["unsat"]) == (1, 1, 0, 0)
     free = Solver(timeout_ms=600_000, rlimit=0)
     assert free.solve(hard_query(Interner())).status == "sat"
+
+
+def test_without_a_clock_only_the_resource_limit_stops_a_query() -> None:
+    clocked = Solver(timeout_ms=600_000, rlimit=0)
+    clocked.deadline = time.perf_counter() + 1
+    assert clocked.solve(hard_query(Interner())).status == "sat"
+    assert clocked.z3_log[0][0] <= 1000  # the time left bounds a clocked query
+    unclocked = Solver(timeout_ms=0, rlimit=0)
+    unclocked.deadline = time.perf_counter() + 1
+    assert unclocked.solve(hard_query(Interner())).status == "sat"
+    assert unclocked.z3_log[0][0] == NO_TIMEOUT  # ...and not one without a clock
+    capped = Solver(timeout_ms=0, rlimit=2_000)
+    assert capped.solve(hard_query(Interner())).status == "unknown"
+    assert (capped.stats.unknown_rlimit, capped.stats.unknown_timeout) == (1, 0)
 
 
 def test_string_model_queries_count_their_resource_units() -> None:

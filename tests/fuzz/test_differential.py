@@ -41,7 +41,7 @@ class _AnyClassMap(BamlTypeMap):
             return cls
 
 BATCH = 100
-EXAMPLES = 5
+EXAMPLES = 2
 SLOW_EXAMPLES = int(os.environ.get("INGOT_FUZZ_BATCHES", "100"))
 
 

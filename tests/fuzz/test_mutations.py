@@ -27,7 +27,7 @@ import ingot
 from ingot.api import HostError
 from ingot.syntax.diagnostics import CompileError, render_all
 
-CASES = 500
+CASES = 250
 SLOW_CASES = int(os.environ.get("INGOT_MUTATION_CASES", "10000"))
 CASE_SECONDS = 30
 STEPS = 100_000

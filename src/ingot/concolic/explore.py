@@ -56,7 +56,7 @@ class Options:
     timeout_s: float = 60.0
     max_len: int = 6
     max_string_length: int = 32
-    solver_timeout_ms: int = 10_000  # the clock's bound on a query (`solver_rlimit` decides first)
+    solver_timeout_ms: int = 10_000  # the clock's bound on a query (`solver_rlimit` decides first); 0: none
     # Z3 resource units per query: a deterministic budget (the timeout above bounds it by the clock)
     solver_rlimit: int = DEFAULT_RLIMIT
     # Z3 resource units the queries over string models' terms may spend in all; past them the

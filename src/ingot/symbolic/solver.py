@@ -6,7 +6,8 @@ of constraint nodes) and the last few models (often one still satisfies the
 query). Each query gets two budgets: a Z3 resource limit (`rlimit`, counted in Z3's
 own units of work, so it runs out at the same point of the search on any machine
 under any load) and a wall-clock timeout (bounded by `deadline`, the end of the
-caller's global budget, when set) as the upper bound. A query stopped by either is
+caller's global budget, when set) as the upper bound; `timeout_ms` 0 drops the clock, so
+the resource limit alone decides and answers never depend on load. A query stopped by either is
 `unknown`: counted by cause (`unknown_rlimit`, `unknown_timeout`), never taken as
 unsat, and it never hangs the run. One `z3.Context` and one incremental Z3 solver
 per `Solver` (a push/pop scope per query), fixed random seeds: the same sequence of
@@ -78,10 +79,13 @@ DEFAULT_STRING_MODEL_UNITS = 6_000_000
 QUERY_UNITS = 15_000
 # The most one query over strings may spend while the string models have a budget (`Solver.string_rlimit`).
 STRING_QUERY_RLIMIT = 300_000
+# Z3's "no timeout" (the parameter's largest value): the timeout of every query when `timeout_ms` is 0.
+NO_TIMEOUT = 2**32 - 1
 
 
 @dataclass
 class Solver:
+    # Per query; 0: no clock at all, not even the deadline (the resource limit alone, which must be set)
     timeout_ms: int = 10_000
     seed: int = 0
     max_string_length: int = 32
@@ -95,7 +99,7 @@ class Solver:
         # perf_counter time past which no query may run: each query's timeout is the smaller of
         # `timeout_ms` and what is left (an exploration's global budget bounds its solving too)
         self.deadline: float | None = None
-        self._timeout_set = self.timeout_ms
+        self._timeout_set = self.timeout_ms or NO_TIMEOUT
         self.ctx = z3.Context()
         self._z3: z3.Solver | None = None
         self._domains: dict[str, list[z3.BoolRef]] = {}
@@ -241,12 +245,13 @@ class Solver:
             return Result("unknown")
         self.stats.z3_calls += 1
         s = self._z3_solver()
-        timeout = self.timeout_ms
+        timeout = self.timeout_ms or NO_TIMEOUT
         if self.deadline is not None:
             left_ms = int((self.deadline - start) * 1000)
             if left_ms <= 0:
                 return Result("unknown")
-            timeout = max(1, min(timeout, left_ms))
+            if self.timeout_ms:  # without a clock per query, the time left does not bound one either
+                timeout = max(1, min(timeout, left_ms))
         return self._ask(s, query, timeout, start)
 
     def _ask(self, s: z3.Solver, query: list[Expr], timeout: int, start: float) -> Result:
@@ -327,7 +332,7 @@ class Solver:
         """
         if self._z3 is None:
             self._z3 = z3.Solver(ctx=self.ctx)
-            self._z3.set("timeout", self.timeout_ms)
+            self._z3.set("timeout", self.timeout_ms or NO_TIMEOUT)
             self._z3.set("random_seed", self.seed)
             self._z3.set("rlimit", self.rlimit)
             # Z3 would take Ctrl-C during a check for itself (the query comes back unknown);
