@@ -6,8 +6,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ingot.api import CallOptions, HostError, Program, Replies, load, load_source, replies
+    from ingot.api import CallOptions, HostError, Program, load, load_source, replies
     from ingot.convert import ArgumentError
+    from ingot.llm.mocks import Replies
     from ingot.runtime.errors import BamlError
     from ingot.syntax.diagnostics import CompileError, Diagnostic
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 # that `import ingot.cli` and `ingot --help` do not compile the whole toolchain's classes.
 _EXPORTS = {
     "load": "ingot.api", "load_source": "ingot.api", "Program": "ingot.api", "CallOptions": "ingot.api",
-    "HostError": "ingot.api", "Replies": "ingot.api", "replies": "ingot.api",
+    "HostError": "ingot.api", "Replies": "ingot.llm.mocks", "replies": "ingot.api",
     "CompileError": "ingot.syntax.diagnostics", "Diagnostic": "ingot.syntax.diagnostics",
     "BamlError": "ingot.runtime.errors", "ArgumentError": "ingot.convert",
 }

@@ -263,7 +263,6 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
     from ingot.concolic.report import as_json as report_json
-    from ingot.concolic.testgen import write_tests
 
     paths, function = split_function(targets)
     if function is not None and (only or workers != 1 or dask):
@@ -303,6 +302,8 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
         where = f"; the state is saved in {state.path}: continue with --resume {state.path}" if state else ""
         fail(f"interrupted after {exploration.runs} runs{where}", 130)
     if emit_tests is not None:
+        from ingot.concolic.testgen import write_tests
+
         form, out_dir = emit_tests
         path = write_tests(program.view, list(paths), function, report, form, out_dir)
         if not as_json:
