@@ -9,20 +9,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from types import MappingProxyType, SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ingot.bex.compiled import CompiledVM
 from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
 from ingot.compiler import Compiled, compile_files
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
-from ingot.llm.mocks import Replies
 from ingot.project import project_files, read_sources
 from ingot.runtime import limits, ops
 from ingot.runtime.errors import BamlError
 from ingot.runtime.limits import Sizes
 from ingot.runtime.values import Instance
 from ingot.view import ProgramView
+
+if TYPE_CHECKING:
+    from ingot.llm.mocks import Replies
 
 # Execution tiers: the reference interpreter, and BEX translated to Python functions.
 TIERS: dict[str, type[VM]] = {"interp": VM, "compiled": CompiledVM}
@@ -44,7 +46,19 @@ def replies(*values: Any) -> Replies:
     A `str` is a raw model reply (parsed into the return type); wrap a string
     result in `ingot.llm.Value` to give it as a value. Any other value is the result.
     """
+    from ingot.llm.mocks import Replies
+
     return Replies(*values)
+
+
+def __getattr__(name: str) -> Any:
+    # `ingot.api.Replies` is imported on first use: exploring and running without mocks never
+    # load the mock forms.
+    if name == "Replies":
+        from ingot.llm.mocks import Replies
+
+        return Replies
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class HostError(Exception):

@@ -6,15 +6,17 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ingot.api import HostError, Program, load
 from ingot.cli_limits import call_options, limit_options
-from ingot.convert import ArgumentError, ResultTooDeep, to_json_text
-from ingot.runtime.errors import BamlError
-from ingot.syntax.diagnostics import CompileError, render_all
+
+if TYPE_CHECKING:
+    from ingot.api import Program
+
+# The toolchain (compiler, VMs, explorer) is imported by the commands that use it, not here:
+# `ingot --help` and a mistyped option answer without compiling its classes.
 
 # A project is given as BAML files and directories (every .baml below a directory); all of them
 # compile as one program, as the engine compiles a baml_src/ folder.
@@ -29,6 +31,9 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 def load_or_exit(paths: Path | Sequence[Path], allow_hosts: bool = False, resolve_hosts: bool = True) -> Program:
     """Compile a project, printing its diagnostics and exiting 1 when it has errors."""
+    from ingot.api import HostError, load
+    from ingot.syntax.diagnostics import CompileError, render_all
+
     paths = [paths] if isinstance(paths, Path) else list(paths)
     try:
         return load(paths, allow_hosts=allow_hosts, resolve_hosts=resolve_hosts)
@@ -146,7 +151,9 @@ def run(paths: tuple[Path, ...], function: str, args_text: str, as_json: bool, l
     if not isinstance(args, dict):
         raise click.BadParameter("expected a JSON object of parameter names", param_hint="--args")
     require_function(program, function, paths)
+    from ingot.convert import ArgumentError, ResultTooDeep, to_json_text
     from ingot.llm import MockError
+    from ingot.runtime.errors import BamlError
 
     try:
         value = program.run(function, args, llm=mocks, **options)
@@ -258,7 +265,6 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     from ingot.concolic.explore import Explorer, Options
     from ingot.concolic.inputs import UnsupportedInput
     from ingot.concolic.report import as_json as report_json
-    from ingot.concolic.testgen import write_tests
 
     paths, function = split_function(targets)
     if function is not None and (only or workers != 1 or dask):
@@ -300,6 +306,8 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
         where = f"; the state is saved in {state.path}: continue with --resume {state.path}" if state else ""
         fail(f"interrupted after {exploration.runs} runs{where}", 130)
     if emit_tests is not None:
+        from ingot.concolic.testgen import write_tests
+
         form, out_dir = emit_tests
         path = write_tests(program.view, list(paths), function, report, form, out_dir)
         if not as_json:
@@ -311,6 +319,8 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
 
 def print_report(report: dict[str, Any], as_json: bool) -> None:
     """An exploration's report: JSON, or a summary table with findings and uncovered edges."""
+    from ingot.convert import to_json_text
+
     if as_json:
         click.echo(to_json_text(report, indent=1))
         return

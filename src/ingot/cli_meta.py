@@ -6,13 +6,15 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ingot.api import Program
 from ingot.meta.cli_gen import CallGroup
 from ingot.meta.keys import MetaError
+
+if TYPE_CHECKING:
+    from ingot.api import Program
 
 PATHS = click.Path(exists=True, path_type=Path)
 PROJECT_HELP = "PATH is a .baml file or a directory of them; several PATHs compile as one program."

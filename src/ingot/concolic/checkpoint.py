@@ -31,7 +31,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import hashlib
 import io
 import itertools
 import os
@@ -360,6 +359,8 @@ def _source_differences(saved: Mapping[str, str], given: Mapping[str, str]) -> l
 
 
 def _digest(data: bytes) -> str:
+    import hashlib  # here: OpenSSL's binding costs a few ms at start-up, and only --state uses it
+
     return hashlib.sha256(data).hexdigest()
 
 

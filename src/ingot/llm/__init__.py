@@ -12,13 +12,40 @@
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from ingot.llm.clients import validate_clients
-from ingot.llm.destinations import allow_url
-from ingot.llm.mocks import Failure, MockError, Replies, Value
-from ingot.llm.render import render_output_format
-from ingot.llm.runtime import CallRecord, LlmRuntime
+if TYPE_CHECKING:
+    from ingot.llm.clients import validate_clients
+    from ingot.llm.destinations import allow_url
+    from ingot.llm.mocks import Failure, MockError, Replies, Value
+    from ingot.llm.render import render_output_format
+    from ingot.llm.runtime import CallRecord, LlmRuntime
+
+# The public names and their modules, imported on first use (PEP 562): compiling a program reads
+# `ingot.llm.clients` and mocks read `ingot.llm.mocks` without loading the runtime and the parser
+# of replies.
+_EXPORTS = {
+    "validate_clients": "ingot.llm.clients", "allow_url": "ingot.llm.destinations",
+    "Failure": "ingot.llm.mocks", "MockError": "ingot.llm.mocks", "Replies": "ingot.llm.mocks",
+    "Value": "ingot.llm.mocks", "render_output_format": "ingot.llm.render",
+    "CallRecord": "ingot.llm.runtime", "LlmRuntime": "ingot.llm.runtime",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, or a submodule (`ingot.llm.coerce`), imported now."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    try:
+        return importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def parse_reply(view: Any, text: str, ty: Any) -> Any:

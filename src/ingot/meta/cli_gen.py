@@ -16,16 +16,18 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ingot.convert import to_json_text
 from ingot.meta import keys
-from ingot.meta.schema import SchemaBuilder
-from ingot.runnable import ArgumentError, BamlError
-from ingot.runnable import RunnableProgram as Program
-from ingot.view import NULL, AliasT, EnumT, Lit, Prim, Ty, UnionT, VariantT
+
+if TYPE_CHECKING:
+    from ingot.runnable import RunnableProgram as Program
+    from ingot.view import Ty
+
+# The program's types and values are imported by the functions reading them: `ingot --help`
+# lists `call` without loading the toolchain.
 
 _PRIM_TYPES: dict[str, click.ParamType] = {"int": click.INT, "float": click.FLOAT, "string": click.STRING}
 
@@ -61,6 +63,8 @@ def one_line(text: str | None) -> str:
 
 
 def _resolve(program: Program, ty: Ty) -> Ty:
+    from ingot.view import AliasT
+
     seen: set[str] = set()
     while isinstance(ty, AliasT) and ty.name not in seen:
         seen.add(ty.name)
@@ -69,6 +73,8 @@ def _resolve(program: Program, ty: Ty) -> Ty:
 
 
 def _strip_null(ty: Ty) -> Ty:
+    from ingot.view import NULL, UnionT
+
     if isinstance(ty, UnionT) and NULL in ty.members:
         rest = tuple(m for m in ty.members if m != NULL)
         return rest[0] if len(rest) == 1 else UnionT(rest)
@@ -76,6 +82,8 @@ def _strip_null(ty: Ty) -> Ty:
 
 
 def _choices(program: Program, ty: Ty) -> list[str] | None:
+    from ingot.view import EnumT, Lit, UnionT, VariantT
+
     if isinstance(ty, EnumT):
         return next(list(e.variants) for e in program.view.enums() if e.name == ty.name)
     members = ty.members if isinstance(ty, UnionT) else (ty,)
@@ -84,6 +92,9 @@ def _choices(program: Program, ty: Ty) -> list[str] | None:
 
 
 def _option(program: Program, func: str, param: str, ty: Ty) -> click.Option:
+    from ingot.meta.schema import SchemaBuilder
+    from ingot.view import Prim
+
     meta = program.view.meta
     cli = keys.read(meta, f"{func}.{param}", "cli", param=True)
     help_text = cli.get("help") or keys.read(meta, f"{func}.{param}", "mcp", param=True).get("description")
@@ -109,6 +120,9 @@ def _option(program: Program, func: str, param: str, ty: Ty) -> click.Option:
 
 def build_command(program: Program, func: str) -> click.Command:
     """The click command for calling `func` of `program`; it prints the result as JSON."""
+    from ingot.convert import to_json_text
+    from ingot.runnable import ArgumentError, BamlError
+
     view = program.view
     fn = view.function(func)
     options, problems = [], []

@@ -236,7 +236,16 @@ def _load_libm_hypot() -> Callable[[float, float], float]:
         return math.hypot
 
 
-float_hypot = _load_libm_hypot()
+_hypot: Callable[[float, float], float] | None = None
+
+
+def float_hypot(x: float, y: float) -> float:
+    """The C `hypot`, bound on first use: importing ctypes and finding libm cost about 20 ms,
+    which every process would pay at start-up otherwise."""
+    global _hypot
+    if _hypot is None:
+        _hypot = _load_libm_hypot()
+    return _hypot(x, y)
 
 
 def _libm(fn: Callable[[float], float], x: float) -> float:

@@ -39,6 +39,8 @@ PUNCTUATION = sorted(
     key=len,
     reverse=True,
 )
+# The candidates for each first character, longest first: a token tries a handful, not all.
+PUNCTUATION_BY_FIRST = {c: [p for p in PUNCTUATION if p[0] == c] for c in {p[0] for p in PUNCTUATION}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +322,7 @@ class Lexer:
 
     def _punct(self, start: int, newline: bool) -> Token:
         text = self.text
-        for p in PUNCTUATION:
+        for p in PUNCTUATION_BY_FIRST.get(text[start], ()):
             if text.startswith(p, start) and start + len(p) <= self.end:
                 self.pos = start + len(p)
                 return Token(T.PUNCT, p, start, self.pos, newline)
