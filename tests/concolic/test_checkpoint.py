@@ -211,7 +211,7 @@ function Extract(doc: string) -> Invoice {
   ExtractInvoice(doc)
 }
 """
-SEARCH_ARGS = ["ReadInvoice", "--json", "--seed", "0", "--max-runs", "600", "--timeout", "3600",
+SEARCH_ARGS = ["ReadInvoice", "--json", "--seed", "0", "--max-runs", "2000", "--timeout", "3600",
                "--solver-timeout", "600000"]
 
 
@@ -236,7 +236,7 @@ def test_ctrl_c_saves_the_state_and_resume_finishes_with_the_uninterrupted_repor
     out, err = interrupted.communicate(timeout=120)
     assert interrupted.returncode == 130, err
     partial = json.loads(out)
-    assert partial["stopped_by"] == "interrupted" and 0 < partial["runs"] < 600
+    assert partial["stopped_by"] == "interrupted" and 0 < partial["runs"] < 2000
     assert f"--resume {state}" in err and "Traceback" not in err
 
     uninterrupted = ingot_explore(*search)

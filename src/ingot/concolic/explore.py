@@ -503,15 +503,12 @@ class Explorer:
         if job.reason.startswith("concretize"):
             # A flipped concretization changes what the run records there: only the prefix is predicted.
             predicted = predicted[:-1]
-        return all(path[i].site == site and path[i].observed.id == cond for i, (site, cond) in enumerate(predicted))
+        return first_mismatch(path, predicted) == len(predicted)
 
     @staticmethod
     def diverged_at(path: list[PathEntry], job: Job) -> int:
         """The position of the first entry where a diverged child left its predicted path."""
-        for i, (site, cond) in enumerate(job.predicted or ()):
-            if i >= len(path) or path[i].site != site or path[i].observed.id != cond:
-                return i
-        return len(job.predicted or ())
+        return first_mismatch(path, job.predicted or ())
 
     def record(self, run: RunResult, now: float) -> None:
         res = self.result
@@ -725,6 +722,14 @@ MAX_CHECK_OCCURRENCE = 8
 MAX_REVISIT_OCCURRENCE = 32
 FRONTIER_GENERATIONS = 6  # generations of children of a run near the frontier that revisit past the cap
 FRONTIER_REVISITS = 8  # how many times the usual revisit cap they may go
+
+
+def first_mismatch(path: list[PathEntry], predicted: tuple[tuple[Site, int], ...]) -> int:
+    """The first position where `path` is not the predicted (site, condition id); its length if none."""
+    for i, (site, cond) in enumerate(predicted):
+        if i >= len(path) or path[i].site != site or path[i].observed.id != cond:
+            return i
+    return len(predicted)
 
 
 def check_key(entry: PathEntry, nth: int) -> tuple[Site, int, int]:
