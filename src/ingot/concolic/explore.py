@@ -361,7 +361,7 @@ class Explorer:
                 # The run is real all the same: what it covered and found counts (a child solved
                 # with the string models on may run with them off and still panic), and its path
                 # is new from where it left the prediction (the entries before are the parent's).
-                job = replace(job, bound=self.diverged_at(run.trace.path, job) + 1)
+                job = replace(job, bound=min(self.diverged_at(run.trace.path, job) + 1, len(run.trace.path)))
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
@@ -449,7 +449,7 @@ class Explorer:
         runs = self.result.panic_runs
         if runs > self.options.panic_runs // PANIC_SYSTEMATIC_SHARE and runs % 2 and self._queue \
                 and -self._queue[0][0] <= REVISIT_PRIORITY:
-            self.push(Job(self.random_assignment(), 0, None, "random"), REVISIT_PRIORITY + 1)
+            self.push(Job(self.random_assignment(), 0, None, "mutation"), REVISIT_PRIORITY + 1)
 
     def edges_done(self) -> bool:
         return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
@@ -564,10 +564,10 @@ class Explorer:
         # fixed: a concretization (or a pruned operation) may be what makes the query unsat, even
         # when slicing left its entry out.
         fixed_before = run.trace.pruned > 0
-        # A mutated input in the panic search is run for what it reaches and aimed from
-        # (`aim_at_reaches`), not revisited: its flips of covered edges would crowd out the
-        # systematic ones queued before it.
-        revisits = not (job.reason == "random" and self.panic_phase())
+        # A mutated input interleaved in the panic search (`mutation_turn`) is run for what it
+        # reaches and aimed from (`aim_at_reaches`), not revisited: its flips of covered edges
+        # would crowd out the systematic ones queued before it.
+        revisits = job.reason != "mutation"
         for k in range(job.bound):
             fixed_before = fixed_before or path[k].kind is EntryKind.CONCRETIZE
         for j in range(job.bound, len(path)):
