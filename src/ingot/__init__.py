@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ingot.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from ingot.api import CallOptions, HostError, Program, load, load_source, replies
@@ -23,22 +24,4 @@ _EXPORTS = {
 
 __all__ = ["load", "load_source", "Program", "CallOptions", "HostError", "Replies", "replies", "CompileError", "Diagnostic", "BamlError", "ArgumentError"]
 __version__ = "0.1.0"
-
-
-def __getattr__(name: str) -> Any:
-    """A public name, or a subpackage (`ingot.llm` after a bare `import ingot`), imported now."""
-    module = _EXPORTS.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)

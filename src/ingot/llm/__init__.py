@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from ingot.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from ingot.llm.clients import validate_clients
@@ -33,21 +34,6 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, or a submodule (`ingot.llm.coerce`), imported now."""
-    module = _EXPORTS.get(name)
-    if module is not None:
-        value = getattr(importlib.import_module(module), name)
-        globals()[name] = value
-        return value
-    try:
-        return importlib.import_module(f"{__name__}.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"{__name__}.{name}":
-            raise
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
 def parse_reply(view: Any, text: str, ty: Any) -> Any:
     """`text` read as type `ty` of the program behind `view`, as plain Python (classes as dicts).
 
@@ -62,3 +48,4 @@ def parse_reply(view: Any, text: str, ty: Any) -> Any:
 
 __all__ = ["LlmRuntime", "CallRecord", "Replies", "Value", "Failure", "MockError", "validate_clients",
            "render_output_format", "parse_reply", "allow_url"]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), __all__)
