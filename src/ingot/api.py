@@ -16,6 +16,7 @@ from ingot.bex.program import BexFunction
 from ingot.bex.vm import DEFAULT_MAX_DEPTH, VM, LlmHandler
 from ingot.compiler import Compiled, compile_files
 from ingot.convert import ArgumentConverter, ArgumentError, to_python
+from ingot.lazy_exports import lazy_exports
 from ingot.project import project_files, read_sources
 from ingot.runtime import limits, ops
 from ingot.runtime.errors import BamlError
@@ -51,14 +52,9 @@ def replies(*values: Any) -> Replies:
     return Replies(*values)
 
 
-def __getattr__(name: str) -> Any:
-    # `ingot.api.Replies` is imported on first use: exploring and running without mocks never
-    # load the mock forms.
-    if name == "Replies":
-        from ingot.llm.mocks import Replies
-
-        return Replies
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `ingot.api.Replies` is imported on first use: exploring and running without mocks never
+# load the mock forms.
+__getattr__, _ = lazy_exports(__name__, {"Replies": "ingot.llm.mocks"}, globals(), [])
 
 
 class HostError(Exception):

@@ -11,7 +11,8 @@ from typing import Any
 def lazy_exports(package: str, exports: dict[str, str], namespace: dict[str, Any],
                  public: list[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The package's `__getattr__` and `__dir__`: a name of `exports` (name -> defining module) is
-    imported and kept in `namespace` on first use; any other name is tried as a submodule."""
+    imported and kept in `namespace` on first use; any other name is tried as a submodule (of a
+    package)."""
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
@@ -19,6 +20,8 @@ def lazy_exports(package: str, exports: dict[str, str], namespace: dict[str, Any
             value = getattr(importlib.import_module(module), name)
             namespace[name] = value
             return value
+        if "__path__" not in namespace or name.startswith("__"):  # a plain module has no submodules
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
         try:
             return importlib.import_module(f"{package}.{name}")
         except ModuleNotFoundError as e:

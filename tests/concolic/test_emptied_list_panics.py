@@ -7,10 +7,10 @@ ingot and (under `-m slow`) on the real engine; exploration at the default budge
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from witness_programs import (  # tests/ is no package
+    Programs,
     assert_witnesses_on_engine,
     assert_witnesses_on_ingot,
     bugs_found,
@@ -21,7 +21,7 @@ from ingot.concolic.explore import Explorer, Options
 
 HERE = Path(__file__).resolve().parent / "emptied_lists"
 
-PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]]] = {
+PROGRAMS: Programs = {
     "trail": ("Resolve", ("IndexOutOfBounds", 24), [
         ({"trail": "x"}, "outside"),
         ({"trail": "home>"}, "home"),

@@ -361,7 +361,7 @@ class Explorer:
                 # The run is real all the same: what it covered and found counts (a child solved
                 # with the string models on may run with them off and still panic), and its path
                 # is new from where it left the prediction (the entries before are the parent's).
-                job = replace(job, bound=min(self.diverged_at(run.trace.path, job) + 1, len(run.trace.path)))
+                job = replace(job, bound=min(first_mismatch(run.trace.path, job.predicted) + 1, len(run.trace.path)))
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
@@ -504,11 +504,6 @@ class Explorer:
             # A flipped concretization changes what the run records there: only the prefix is predicted.
             predicted = predicted[:-1]
         return first_mismatch(path, predicted) == len(predicted)
-
-    @staticmethod
-    def diverged_at(path: list[PathEntry], job: Job) -> int:
-        """The position of the first entry where a diverged child left its predicted path."""
-        return first_mismatch(path, job.predicted or ())
 
     def record(self, run: RunResult, now: float) -> None:
         res = self.result

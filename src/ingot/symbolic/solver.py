@@ -99,7 +99,7 @@ class Solver:
         # perf_counter time past which no query may run: each query's timeout is the smaller of
         # `timeout_ms` and what is left (an exploration's global budget bounds its solving too)
         self.deadline: float | None = None
-        self._timeout_set = self.timeout_ms or NO_TIMEOUT
+        self._timeout_set = self.clock_ms
         self.ctx = z3.Context()
         self._z3: z3.Solver | None = None
         self._domains: dict[str, list[z3.BoolRef]] = {}
@@ -245,7 +245,7 @@ class Solver:
             return Result("unknown")
         self.stats.z3_calls += 1
         s = self._z3_solver()
-        timeout = self.timeout_ms or NO_TIMEOUT
+        timeout = self.clock_ms
         if self.deadline is not None:
             left_ms = int((self.deadline - start) * 1000)
             if left_ms <= 0:
@@ -281,6 +281,11 @@ class Solver:
             return self._check(s, query, names, start)
         finally:
             s.pop()
+
+    @property
+    def clock_ms(self) -> int:
+        """Z3's timeout for a query: `timeout_ms`, or none at all when it is 0."""
+        return self.timeout_ms or NO_TIMEOUT
 
     def string_rlimit(self) -> int:
         """The resource limit of a query over strings, lower than others' while the string models
@@ -332,7 +337,7 @@ class Solver:
         """
         if self._z3 is None:
             self._z3 = z3.Solver(ctx=self.ctx)
-            self._z3.set("timeout", self.timeout_ms or NO_TIMEOUT)
+            self._z3.set("timeout", self.clock_ms)
             self._z3.set("random_seed", self.seed)
             self._z3.set("rlimit", self.rlimit)
             # Z3 would take Ctrl-C during a check for itself (the query comes back unknown);
