@@ -65,6 +65,8 @@ class RunTrace:
 
     path: list[PathEntry] = field(default_factory=list)
     edges: list[tuple[str, int, int]] = field(default_factory=list)  # (function, block, target) in order
+    # per path entry, how many edges were taken before it: where on the path each edge was taken
+    entry_edges: list[int] = field(default_factory=list)
     llm_calls: list[tuple[str, str, Any]] = field(default_factory=list)  # (function, input name, value)
     concretized: int = 0
     pruned: int = 0  # symbolic operations run concretely at hot sites (see `TrackedVM.pruned`)
@@ -199,6 +201,7 @@ class TrackerRuntime:
         if observed.is_const:
             return  # folded: nothing to negate (and nothing to record)
         self.trace.path.append(PathEntry(kind, site, observed, alternatives, ctx, check))
+        self.trace.entry_edges.append(len(self.trace.edges))
 
     def check(self, frame: SiteFrame, kind: str, safe: Expr, holds: bool) -> None:
         """An operation that panics with `kind` unless `safe` holds."""
