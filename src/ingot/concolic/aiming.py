@@ -13,6 +13,11 @@ the others; a child that reaches the site again is aimed from there in turn (one
 iteration each generation). A per-site budget bounds the children, and the flips bypass the
 revisit cap, which is meant for coverage.
 
+A branch whose other edge is uncovered is aimed at the same way (`aim_at_branches`): its
+condition was concrete on the run (`valid >= 3` after a loop that counted, `total > 5000` on
+a cart whose lines were all skipped), or its flip was not sat on that path; the branches before
+it decided it. `PanicAims` keeps that search's state too, keyed by (function, block).
+
 When the edge search is over (full coverage, or random rounds without progress) and sites
 remain that never panicked, the panic search spends its own budget (`Options.panic_runs`) on
 inputs that reached such a site, mutated, rarely reached sites first (directed fuzzing):
@@ -22,7 +27,9 @@ changes only by changing the input around it.
 
 from __future__ import annotations
 
+import bisect
 import random
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,11 +47,15 @@ REACHERS_PER_SITE = 16  # inputs kept per site (the closest to panicking) as see
 # Below uncovered edges (50) and checks (40), above revisits (3): the closer a run came to
 # panicking at the site, the sooner its children run (best first, a hill climb on the distance).
 NEAREST_PRIORITY, FARTHEST_PRIORITY = 30, 6
+# Children aimed at an uncovered edge through the conditions before its branch (`aim_at_branches`):
+# below checks and the direct flips, above panic aims (edges first) and revisits.
+BRANCH_AIM_PRIORITY = 35
 
 
 @dataclass
 class PanicAims:
-    """What the search knows of the panic sites it reached: plain data, saved with checkpoints."""
+    """What the search knows of the panic sites (or branches) it reached: plain data, saved with
+    checkpoints."""
 
     flips: dict[Site, int] = field(default_factory=dict)  # site -> children aimed at it via the path
     tried: set[tuple[Site, int, int]] = field(default_factory=set)  # (site, path prefix key, goal id) queried
@@ -70,11 +81,11 @@ class PanicAims:
             seeds.sort(key=lambda s: (s[0], s[1]))
             del seeds[REACHERS_PER_SITE:]
 
-    def targets(self, run: RunResult, pending: set[Site]) -> list[tuple[Site, int, int]]:
+    def targets(self, run: RunResult, pending: set[Site]) -> list[tuple[Site, int, float]]:
         """(site, path position, priority) of each reach worth aiming from: sites still pending
         (not panicked) with budget left, where the run came closest to panicking and at the
         latest execution; the closer the run came, compared with every run before, the sooner."""
-        out: list[tuple[Site, int, int]] = []
+        out: list[tuple[Site, int, float]] = []
         for site, (_, last, distance, at) in run.trace.reached.items():
             if site not in pending or self.flips.get(site, 0) >= FLIPS_PER_SITE:
                 continue
@@ -101,14 +112,14 @@ class PanicAims:
                 break
         return (near + far)[:FLIPS_PER_REACH]
 
-    def learn(self, reason: str, run: RunResult) -> None:
+    def learn(self, reason: str, reached: Container[Site], tag: str = "aim:") -> None:
         """A child aimed at a site through a branch did not reach the site: that branch guards it."""
-        if not reason.startswith("aim:") or " via " not in reason:
+        if not reason.startswith(tag) or " via " not in reason:
             return
-        target, _, via = reason[4:].partition(" via ")
+        target, _, via = reason[len(tag):].partition(" via ")
         fn, _, pc = target.rpartition("@")
         site = (fn, int(pc))
-        if site not in run.trace.reached:
+        if site not in reached:
             self.guards.setdefault(site, set()).add(int(via))
 
     def has_seeds(self, pending: set[Site]) -> bool:
@@ -138,14 +149,58 @@ class PanicAims:
 
 def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Site], boost: int) -> None:
     """Queue children that negate the conditions before each pending panic site the run reached."""
+    aims: PanicAims = explorer.aims
+    aims.learn(job.reason, run.trace.reached)
+    aim(explorer, aims, run, aims.targets(run, pending), "aim:", boost)
+
+
+def aim_at_branches(explorer: Explorer, job: Job, run: RunResult, open_branches: set[Site], boost: int) -> None:
+    """Queue children that negate the conditions before each branch the run took whose other edge
+    is uncovered (`open_branches`: (function, block)), from its last execution.
+
+    Such a branch's condition was concrete there, or its flip was not sat on that path (or its
+    flip's child is queued, and runs first): a count (`valid >= 3` after a loop that counted), a
+    total of items all skipped (`total > 5000`). Like a panic site's operands, it was decided by
+    the branches before it (one more iteration, one item not skipped), and a child that reaches
+    the branch again is aimed from there in turn.
+    """
+    aims: PanicAims = explorer.branch_aims
+    if job.reason.startswith("reach:"):
+        aims.learn(job.reason, {edge[:2] for edge in run.trace.edges}, "reach:")
+    last = branches_taken(run, open_branches)
+    # A condition a concretized operation computed (`labels.includes("x")` without a model) is
+    # the concretization's to change ("another value"), not the branches' before it.
+    targets = [(branch, at, BRANCH_AIM_PRIORITY) for branch, at in last.items()
+               if at > 0 and aims.flips.get(branch, 0) < FLIPS_PER_SITE
+               and run.trace.path[at - 1].kind is not EntryKind.CONCRETIZE]
+    aim(explorer, aims, run, targets, "reach:", boost)
+
+
+def branches_taken(run: RunResult, branches: set[Site]) -> dict[Site, int]:
+    """Each of `branches` the run took -> the path position of its last execution (the number of
+    path entries recorded before it)."""
+    if not branches:
+        return {}
+    trace = run.trace
+    last: dict[Site, int] = {}
+    for i in range(len(trace.edges) - 1, -1, -1):
+        branch = trace.edges[i][:2]
+        if branch in branches and branch not in last:
+            last[branch] = bisect.bisect_right(trace.entry_edges, i)
+            if len(last) == len(branches):
+                break
+    return last
+
+
+def aim(explorer: Explorer, aims: PanicAims, run: RunResult, targets: Sequence[tuple[Site, int, float]], tag: str,
+        boost: int) -> None:
+    """Queue the children negating the branch entries before each target (site, path position,
+    priority): nearest first, within the site's budget, each (site, prefix, goal) once."""
     from ingot.concolic.explore import Job
 
-    aims: PanicAims = explorer.aims
-    aims.learn(job.reason, run)
-    path = run.trace.path
-    targets = aims.targets(run, pending)
     if not targets:
         return
+    path = run.trace.path
     prefixes = [0]  # a key per path prefix: equal keys, equal queries
     for entry in path:
         prefixes.append(hash((prefixes[-1], entry.observed.id)))
@@ -171,7 +226,8 @@ def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Si
                 aims.flips[site] = aims.flips.get(site, 0) + 1
                 predicted = tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, alt.cond.id),)
                 child = {**run.assignment, **result.model}
-                explorer.push(Job(child, k + 1, predicted, f"aim:{site[0]}@{site[1]} via {alt.cond.id}", boost), priority)
+                explorer.push(Job(child, k + 1, predicted, f"{tag}{site[0]}@{site[1]} via {alt.cond.id}", boost),
+                              priority)
 
 
 def vain_checks(tried: dict[tuple[Any, int, int], str], program: BexProgram, sites: set[Site]) -> set[Site]:

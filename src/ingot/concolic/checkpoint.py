@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 # 2: path sites are (function index, pc) tuples, call contexts hash function indices, the
 # panic search's state is saved; a version-1 state is refused rather than resumed differently.
 # 3: the hit counts, the string models' renewals and the inputs that covered an edge first are saved.
-FORMAT_VERSION = 3
+# 4: the aims at uncovered edges through the branches before them (`aim_at_branches`) are saved.
+FORMAT_VERSION = 4
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
@@ -226,9 +227,10 @@ def two_stage_interrupt(requested: Callable[[], bool], request: Callable[[], Non
 SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_firsts", "_tried_checks",
          "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
-         "finished", "aims", "hit_counts", "models"}
+         "finished", "aims", "branch_aims", "hit_counts", "models"}
 DERIVED = {"view", "function", "options", "progress", "fn", "tracker_class", "_classes", "_edge_keys",
-           "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start", "_siblings"}
+           "dictionary", "_panic_sites", "_deadline", "state", "resumed", "stop_requested", "_start", "_siblings",
+           "_distance"}
 RESULT_DERIVED = {"function", "options", "edges"}
 
 
@@ -270,6 +272,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "last_random_covered": ex._last_random_covered,
         "finished": ex.finished,
         "aims": ex.aims.state(),
+        "branch_aims": ex.branch_aims.state(),
         "hit_counts": set(ex.hit_counts.seen),
         "models": ex.models.state(),
     }
@@ -323,6 +326,7 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex._last_random_covered = s["last_random_covered"]
     ex.finished = bool(s["finished"])
     ex.aims = PanicAims.load(s["aims"])
+    ex.branch_aims = PanicAims.load(s["branch_aims"])
     ex.hit_counts.seen = set(s["hit_counts"])
     ex.models = ModelBudget.load(s["models"])
     ex.solver.model_units_cap = ex.models.cap(ex.options.string_model_units)

@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
-from ingot.concolic.aiming import PanicAims, aim_at_reaches, vain_checks
+from ingot.concolic.aiming import PanicAims, aim_at_branches, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.fuzzing import fresh_assignment, mutated
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
 from ingot.concolic.model_budget import ModelBudget
+from ingot.concolic.uncovered_distance import UncoveredDistance
 from ingot.convert import to_python
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
@@ -86,7 +87,7 @@ class Options:
     prune_after: int | None = 1000
 
 
-REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`)
+REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`), plus below 1 (`revisit_bonus`)
 PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the systematic flips only
 
 
@@ -233,10 +234,12 @@ class Explorer:
         for key in self._edge_keys:
             self._siblings.setdefault(key[:2], set()).add(key)
         functions = reachable_functions(view, function)
+        self._distance = UncoveredDistance(view, functions, self._edge_keys)
         self.dictionary = Dictionary.of(view.bytecode, functions)
         self._panic_sites = panic_sites(view.bytecode, functions)
         self._aimed: set[tuple[str, int]] = set()  # sites with a check entry, or that panicked
         self.aims = PanicAims()  # sites reached with concrete operands (`ingot.concolic.aiming`)
+        self.branch_aims = PanicAims()  # branches reached whose other edge is uncovered, as sites
         self.models = ModelBudget()  # the string models' budget, renewed for inputs found without them
         self._concretized_seen: dict[tuple[Site, int], list[Expr]] = {}
         # inputs that covered an edge first, took one a new number of times, or found a bug
@@ -253,7 +256,7 @@ class Explorer:
         self._unsat_edges: dict[EdgeKey, int] = {}
         self._unknown_edges: set[EdgeKey] = set()
         self._finding_keys: set[tuple[str, str]] = set()
-        self._queue: list[tuple[int, int, Job]] = []
+        self._queue: list[tuple[float, int, Job]] = []
         self._counter = itertools.count()
         self._rng = random.Random(self.options.seed)
         self._random_misses = 0
@@ -379,6 +382,7 @@ class Explorer:
             self.expand(job, run, boost)
             self.aims.note(run, self._panic_sites)
             aim_at_reaches(self, job, run, self._panic_sites - self._aimed, boost)
+            aim_at_branches(self, job, run, {e[:2] for e in self._edge_keys - res.covered - res.infeasible}, boost)
             if self.progress is not None:
                 res.elapsed_s = time.perf_counter() - start
                 self.progress(res)
@@ -448,7 +452,7 @@ class Explorer:
         take the whole budget, but they come first (one more try of a retry loop is a flip)."""
         runs = self.result.panic_runs
         if runs > self.options.panic_runs // PANIC_SYSTEMATIC_SHARE and runs % 2 and self._queue \
-                and -self._queue[0][0] <= REVISIT_PRIORITY:
+                and -self._queue[0][0] < REVISIT_PRIORITY + 1:
             self.push(Job(self.random_assignment(), 0, None, "mutation"), REVISIT_PRIORITY + 1)
 
     def edges_done(self) -> bool:
@@ -492,7 +496,7 @@ class Explorer:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
         return any(job.reason.startswith(("check", "aim")) for _, _, job in self._queue)
 
-    def push(self, job: Job, priority: int) -> None:
+    def push(self, job: Job, priority: float) -> None:
         heapq.heappush(self._queue, (-priority, next(self._counter), job))
 
     def follows(self, path: list[PathEntry], job: Job) -> bool:
@@ -561,8 +565,9 @@ class Explorer:
         fixed_before = run.trace.pruned > 0
         # A mutated input interleaved in the panic search (`mutation_turn`) is run for what it
         # reaches and aimed from (`aim_at_reaches`), not revisited: its flips of covered edges
-        # would crowd out the systematic ones queued before it.
-        revisits = job.reason != "mutation"
+        # would crowd out the systematic ones queued before it. So is a child aimed at a branch
+        # (`aim_at_branches`): most of them take another way there, all of them near-alike.
+        revisits = not job.reason.startswith(("mutation", "reach:"))
         for k in range(job.bound):
             fixed_before = fixed_before or path[k].kind is EntryKind.CONCRETIZE
         for j in range(job.bound, len(path)):
@@ -611,7 +616,7 @@ class Explorer:
                 self.push(Job(child, j + 1, predicted, reason, boost), priority)
 
     def priority(self, entry: PathEntry, target: EdgeKey | None, label: str, nth: int = 0,
-                 boost: int = 0, revisits: bool = True) -> int | None:
+                 boost: int = 0, revisits: bool = True) -> float | None:
         """How much a child aimed here could add; None: not worth a query."""
         res = self.result
         if entry.kind is EntryKind.BRANCH:
@@ -628,7 +633,7 @@ class Explorer:
                 self.limit("revisit-cap")
                 return None
             self._revisits[revisit] = count + 1
-            return REVISIT_PRIORITY
+            return REVISIT_PRIORITY + self._distance.revisit_bonus(target, res.covered)
         if entry.kind is EntryKind.CHECK:
             check = check_key(entry, nth)
             if check in self._tried_checks:
