@@ -56,7 +56,7 @@ def starting_up() -> Iterator[None]:
 
     Start-up allocates a few hundred thousand objects that live as long as the command (classes,
     tables, the compiled program) and leaves next to no cyclic garbage, yet the collector's passes
-    over them cost 20-30 ms, more than a small exploration's own search. So the collector is off
+    over them cost 20-30 ms of a small exploration's process. So the collector is off
     during start-up, and what start-up made is frozen after it (never scanned again) until the
     command ends: were it only switched back on, its next pass would scan all of it at once.
     """
@@ -460,7 +460,7 @@ def entry() -> None:
     """Console entry point: a bug in ingot is reported as one, never as a bare traceback."""
     # The process ends with the command. Left to itself, the interpreter's shutdown would run the
     # cyclic collector over every object the command made (a compiled program, an exploration's
-    # expressions and Z3 terms): tens of milliseconds, more than the rest of a small exploration,
+    # expressions and Z3 terms): 50-60 ms after a small exploration, about as long as its search,
     # for memory the OS takes back anyway. Frozen objects are never collected; reference counting
     # still frees and finalizes everything outside cycles, and the other exit handlers run as before.
     atexit.register(gc.freeze)
