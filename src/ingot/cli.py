@@ -6,8 +6,7 @@ import atexit
 import gc
 import json
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -48,29 +47,6 @@ def load_or_exit(paths: Path | Sequence[Path], allow_hosts: bool = False, resolv
         fail(f"error: {e.filename}: {e.strerror}")
     except OSError as e:
         fail(f"error: cannot read {e.filename or ', '.join(map(str, paths))}: {e.strerror}")
-
-
-@contextmanager
-def starting_up() -> Iterator[None]:
-    """A command's start-up (importing the toolchain, compiling the program), run without the cyclic collector.
-
-    Start-up allocates a few hundred thousand objects that live as long as the command (classes,
-    tables, the compiled program) and leaves next to no cyclic garbage, yet the collector's passes
-    over them cost 20-30 ms of a small exploration's process. So the collector is off
-    during start-up, and what start-up made is frozen after it (never scanned again) until the
-    command ends: were it only switched back on, its next pass would scan all of it at once.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        context = click.get_current_context(silent=True)
-        if context is not None:  # a command run inside a longer-lived program leaves its objects as they were
-            context.call_on_close(gc.unfreeze)
-        if enabled:
-            gc.enable()
 
 
 def shown(paths: Sequence[Path]) -> str:
@@ -288,6 +264,10 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     Without FUNCTION, explore every function of the project (or those --only selects): one
     summary table, or with --json one document holding every function's report.
     """
+    from ingot.concolic.explore import Explorer, Options
+    from ingot.concolic.inputs import UnsupportedInput
+    from ingot.concolic.report import as_json as report_json
+
     paths, function = split_function(targets)
     if function is not None and (only or workers != 1 or dask):
         raise click.UsageError("--only, --workers and --dask explore a project: give PATHs without FUNCTION "
@@ -296,12 +276,7 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
         raise click.UsageError("give --workers or --dask, not both")
     if solver_timeout == 0 and solver_rlimit == 0:
         raise click.UsageError("--solver-timeout 0 needs a --solver-rlimit: a query must have a bound")
-    with starting_up():
-        from ingot.concolic.explore import Explorer, Options
-        from ingot.concolic.inputs import UnsupportedInput
-        from ingot.concolic.report import as_json as report_json
-
-        program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
+    program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
     if function is not None:
         require_function(program, function, paths)
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
