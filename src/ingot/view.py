@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
+from ingot.fields_repr import FieldsRepr
 from ingot.mir import ir, pretty
 from ingot.mir.catch_panics import dead_panic_tests
 from ingot.mir.cleanup import successors
@@ -57,8 +58,8 @@ from ingot.semantics.types import (  # re-exported: consumers name types through
 from ingot.syntax.diagnostics import Span
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class StmtId:
+@dataclass(frozen=True, slots=True, order=True, repr=False)
+class StmtId(FieldsRepr):
     """A stable id of a MIR statement; index -1 names the block's terminator."""
 
     function: str
@@ -69,16 +70,16 @@ class StmtId:
         return f"{self.function}:bb{self.block}[{'T' if self.index < 0 else self.index}]"
 
 
-@dataclass(frozen=True, slots=True)
-class StatementView:
+@dataclass(frozen=True, slots=True, repr=False)
+class StatementView(FieldsRepr):
     id: StmtId
     kind: str  # "assign", "storage_live"
     text: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class TerminatorView:
+@dataclass(frozen=True, slots=True, repr=False)
+class TerminatorView(FieldsRepr):
     id: StmtId
     kind: str  # "goto", "branch", "switch", "return", "call", "throw", "rethrow", "unreachable"
     successors: tuple[int, ...]
@@ -87,15 +88,15 @@ class TerminatorView:
     callee: str | None = None  # for calls: function name or built-in key
 
 
-@dataclass(frozen=True, slots=True)
-class BlockView:
+@dataclass(frozen=True, slots=True, repr=False)
+class BlockView(FieldsRepr):
     id: int
     statements: tuple[StatementView, ...]
     terminator: TerminatorView
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Edge:
+@dataclass(frozen=True, slots=True, order=True, repr=False)
+class Edge(FieldsRepr):
     """A branch edge: from the terminator `site` of block `source` to block `target`."""
 
     site: StmtId
@@ -110,16 +111,16 @@ class Edge:
         return f"{self.site}->bb{self.target} ({self.label})"
 
 
-@dataclass(frozen=True, slots=True)
-class LocalView:
+@dataclass(frozen=True, slots=True, repr=False)
+class LocalView(FieldsRepr):
     index: int
     name: str | None
     ty: Ty
     is_param: bool
 
 
-@dataclass(frozen=True, slots=True)
-class FieldView:
+@dataclass(frozen=True, slots=True, repr=False)
+class FieldView(FieldsRepr):
     name: str
     ty: Ty
     description: str | None
@@ -128,8 +129,8 @@ class FieldView:
     skip: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ClassView:
+@dataclass(frozen=True, slots=True, repr=False)
+class ClassView(FieldsRepr):
     name: str
     fields: tuple[FieldView, ...]
     doc: str | None
@@ -137,8 +138,8 @@ class ClassView:
     alias: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class VariantView:
+@dataclass(frozen=True, slots=True, repr=False)
+class VariantView(FieldsRepr):
     name: str
     alias: str | None
     description: str | None
@@ -146,8 +147,8 @@ class VariantView:
     skip: bool
 
 
-@dataclass(frozen=True, slots=True)
-class EnumView:
+@dataclass(frozen=True, slots=True, repr=False)
+class EnumView(FieldsRepr):
     name: str
     variants: tuple[str, ...]
     doc: str | None

@@ -98,7 +98,7 @@ class Cell:
         return f"Cell({self.value!r})"
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, repr=False)  # its own __repr__ below
 class Closure:
     """A function value: a function plus the cells it captured."""
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Union
 
+from ingot.fields_repr import FieldsRepr
 from ingot.semantics.types import Ty
 from ingot.syntax.diagnostics import Span
 
@@ -26,35 +27,35 @@ Local = int
 
 
 # -- operands -----------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Copy:
+@dataclass(frozen=True, slots=True, repr=False)
+class Copy(FieldsRepr):
     """Read a local (through its cell when the local is captured)."""
 
     local: Local
 
 
-@dataclass(frozen=True, slots=True)
-class Const:
+@dataclass(frozen=True, slots=True, repr=False)
+class Const(FieldsRepr):
     """A constant: None/bool/int/float/str, or one of the references below."""
 
     value: Any
 
 
-@dataclass(frozen=True, slots=True)
-class FnConst:
+@dataclass(frozen=True, slots=True, repr=False)
+class FnConst(FieldsRepr):
     """A function used as a value: a user function, a lambda or a prelude function."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class VariantConst:
+@dataclass(frozen=True, slots=True, repr=False)
+class VariantConst(FieldsRepr):
     enum: str
     variant: str
 
 
-@dataclass(frozen=True, slots=True)
-class GlobalConst:
+@dataclass(frozen=True, slots=True, repr=False)
+class GlobalConst(FieldsRepr):
     """A `const` global, evaluated on first use."""
 
     name: str
@@ -64,21 +65,21 @@ Operand = Union[Copy, Const]
 
 
 # -- places -------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class LocalPlace:
+@dataclass(frozen=True, slots=True, repr=False)
+class LocalPlace(FieldsRepr):
     local: Local
 
 
-@dataclass(frozen=True, slots=True)
-class FieldPlace:
+@dataclass(frozen=True, slots=True, repr=False)
+class FieldPlace(FieldsRepr):
     base: Local
     cls: str
     index: int
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class IndexPlace:
+@dataclass(frozen=True, slots=True, repr=False)
+class IndexPlace(FieldsRepr):
     """`base[index]` on an array or a map (the VM dispatches on the value)."""
 
     base: Local
@@ -116,83 +117,83 @@ class UnOp(Enum):
     IS_PANIC = "is_panic"  # is the value a baml.panics.* instance
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
+@dataclass(frozen=True, slots=True, repr=False)
+class Use(FieldsRepr):
     operand: Operand
 
 
-@dataclass(frozen=True, slots=True)
-class BinaryOp:
+@dataclass(frozen=True, slots=True, repr=False)
+class BinaryOp(FieldsRepr):
     op: BinOp
     left: Operand
     right: Operand
 
 
-@dataclass(frozen=True, slots=True)
-class UnaryOp:
+@dataclass(frozen=True, slots=True, repr=False)
+class UnaryOp(FieldsRepr):
     op: UnOp
     operand: Operand
 
 
-@dataclass(frozen=True, slots=True)
-class ReadField:
+@dataclass(frozen=True, slots=True, repr=False)
+class ReadField(FieldsRepr):
     base: Operand
     cls: str
     index: int
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReadIndex:
+@dataclass(frozen=True, slots=True, repr=False)
+class ReadIndex(FieldsRepr):
     """`base[index]`: an array element or a map value; traps when absent."""
 
     base: Operand
     index: Operand
 
 
-@dataclass(frozen=True, slots=True)
-class Len:
+@dataclass(frozen=True, slots=True, repr=False)
+class Len(FieldsRepr):
     """Length of an array (used by `for-in`, which re-reads it every step)."""
 
     base: Operand
 
 
-@dataclass(frozen=True, slots=True)
-class MakeArray:
+@dataclass(frozen=True, slots=True, repr=False)
+class MakeArray(FieldsRepr):
     elements: tuple[Operand, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MakeMap:
+@dataclass(frozen=True, slots=True, repr=False)
+class MakeMap(FieldsRepr):
     entries: tuple[tuple[Operand, Operand], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class MakeInstance:
+@dataclass(frozen=True, slots=True, repr=False)
+class MakeInstance(FieldsRepr):
     cls: str
     fields: tuple[Operand, ...]  # in declaration order
 
 
-@dataclass(frozen=True, slots=True)
-class MakeClosure:
+@dataclass(frozen=True, slots=True, repr=False)
+class MakeClosure(FieldsRepr):
     function: str  # the lambda's MIR function name
     captures: tuple[Local, ...]  # locals whose cells the closure shares
 
 
-@dataclass(frozen=True, slots=True)
-class BoundMethod:
+@dataclass(frozen=True, slots=True, repr=False)
+class BoundMethod(FieldsRepr):
     function: str
     receiver: Operand
 
 
-@dataclass(frozen=True, slots=True)
-class IsType:
+@dataclass(frozen=True, slots=True, repr=False)
+class IsType(FieldsRepr):
     operand: Operand
     ty: Ty
 
 
-@dataclass(frozen=True, slots=True)
-class Format:
+@dataclass(frozen=True, slots=True, repr=False)
+class Format(FieldsRepr):
     """A template string: literal pieces and operands rendered as BAML renders them."""
 
     parts: tuple[str | Operand, ...]
@@ -203,15 +204,15 @@ Rvalue = Union[Use, BinaryOp, UnaryOp, ReadField, ReadIndex, Len, MakeArray, Mak
 
 
 # -- statements ---------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Assign:
+@dataclass(frozen=True, slots=True, repr=False)
+class Assign(FieldsRepr):
     place: Place
     value: Rvalue
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class StorageLive:
+@dataclass(frozen=True, slots=True, repr=False)
+class StorageLive(FieldsRepr):
     """A `let` begins: a captured local gets a fresh cell (one per loop iteration).
 
     With `carry`, the new cell starts with the old cell's value: a C-style `for`
@@ -227,14 +228,14 @@ Statement = Union[Assign, StorageLive]
 
 
 # -- terminators --------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Goto:
+@dataclass(frozen=True, slots=True, repr=False)
+class Goto(FieldsRepr):
     target: BlockId
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
+@dataclass(frozen=True, slots=True, repr=False)
+class Branch(FieldsRepr):
     """Branch on the truthiness of `cond` (BAML conditions need not be bool)."""
 
     cond: Operand
@@ -243,8 +244,8 @@ class Branch:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Switch:
+@dataclass(frozen=True, slots=True, repr=False)
+class Switch(FieldsRepr):
     """Jump to the arm whose constant equals the value (type-strict), else `otherwise`."""
 
     value: Operand
@@ -253,31 +254,31 @@ class Switch:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Return:
+@dataclass(frozen=True, slots=True, repr=False)
+class Return(FieldsRepr):
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class FnCallee:
+@dataclass(frozen=True, slots=True, repr=False)
+class FnCallee(FieldsRepr):
     name: str  # user function, static method, method (receiver first), prelude function
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltinCallee:
+@dataclass(frozen=True, slots=True, repr=False)
+class BuiltinCallee(FieldsRepr):
     key: str  # "string.length", "int.parse", ...
 
 
-@dataclass(frozen=True, slots=True)
-class ValueCallee:
+@dataclass(frozen=True, slots=True, repr=False)
+class ValueCallee(FieldsRepr):
     callee: Operand
 
 
 Callee = Union[FnCallee, BuiltinCallee, ValueCallee]
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+@dataclass(frozen=True, slots=True, repr=False)
+class Call(FieldsRepr):
     callee: Callee
     args: tuple[Operand, ...]
     dest: Local
@@ -285,22 +286,22 @@ class Call:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Throw:
+@dataclass(frozen=True, slots=True, repr=False)
+class Throw(FieldsRepr):
     value: Operand
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Rethrow:
+@dataclass(frozen=True, slots=True, repr=False)
+class Rethrow(FieldsRepr):
     """Re-raise a caught value no arm matched, keeping its original trace."""
 
     value: Operand
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Unreachable:
+@dataclass(frozen=True, slots=True, repr=False)
+class Unreachable(FieldsRepr):
     span: Span
 
 
@@ -308,8 +309,8 @@ Terminator = Union[Goto, Branch, Switch, Return, Call, Throw, Rethrow, Unreachab
 
 
 # -- containers ---------------------------------------------------------------
-@dataclass(slots=True)
-class LocalDecl:
+@dataclass(slots=True, repr=False)
+class LocalDecl(FieldsRepr):
     name: str | None  # None for temporaries
     ty: Ty
     span: Span | None
@@ -317,14 +318,14 @@ class LocalDecl:
     capture_index: int | None = None  # in a lambda: this local *is* captured slot i
 
 
-@dataclass(slots=True)
-class BasicBlock:
+@dataclass(slots=True, repr=False)
+class BasicBlock(FieldsRepr):
     statements: list[Statement] = field(default_factory=list)
     terminator: Terminator | None = None
 
 
-@dataclass(slots=True)
-class CatchRegion:
+@dataclass(slots=True, repr=False)
+class CatchRegion(FieldsRepr):
     blocks: frozenset[BlockId]
     handler: BlockId
     error_local: Local
@@ -335,8 +336,8 @@ class FnKind(Enum):
     LLM = "llm"
 
 
-@dataclass(slots=True)
-class MirFunction:
+@dataclass(slots=True, repr=False)
+class MirFunction(FieldsRepr):
     name: str  # "F", "Counter.bump", "F.$lambda0", "$test.name", "$const.K"
     arity: int  # parameters, including `self` for methods
     param_names: list[str]
@@ -351,8 +352,8 @@ class MirFunction:
     synthetic: bool = False  # prelude, lambda, const initialiser or test body
 
 
-@dataclass(slots=True)
-class MirProgram:
+@dataclass(slots=True, repr=False)
+class MirProgram(FieldsRepr):
     functions: dict[str, MirFunction]
     consts: list[str]  # const names in declaration order ("$const.NAME" initialisers)
     tests: list[tuple[str, str | None, str]]  # (test name, testset, function name)

@@ -51,7 +51,7 @@ class ClassInfo:
         return Instance(self, [fields.get(n) for n in self.field_names])
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, repr=False)  # its own __repr__ below
 class Instance:
     """A class instance: a reference to mutable field slots, reached by index."""
 
@@ -89,7 +89,7 @@ class EnumInfo:
         return self.variants[self.variant_names.index(name)]
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, repr=False)  # its own __repr__ below
 class Variant:
     """An enum value. Variants are unique objects, so `is` is equality."""
 

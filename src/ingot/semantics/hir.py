@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from ingot.fields_repr import FieldsRepr
 from ingot.semantics.types import Ty
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Span
 
 
-@dataclass(eq=False, slots=True)
-class LocalVar:
+@dataclass(eq=False, slots=True, repr=False)
+class LocalVar(FieldsRepr):
     """A variable: parameter, `let`, loop variable, pattern binding or catch binding."""
 
     name: str
@@ -28,35 +29,35 @@ class LocalVar:
 
 
 # -- what a name refers to ------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class LocalRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class LocalRef(FieldsRepr):
     var: LocalVar
 
 
-@dataclass(frozen=True, slots=True)
-class FuncRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class FuncRef(FieldsRepr):
     name: str  # item name: "F", "Counter.zero" (static method), "$lambda" never
 
 
-@dataclass(frozen=True, slots=True)
-class ConstRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class ConstRef(FieldsRepr):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class ClientRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class ClientRef(FieldsRepr):
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltinRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class BuiltinRef(FieldsRepr):
     """A built-in function used as a value or callee: "int.parse", "baml.deep_copy"."""
 
     key: str
 
 
-@dataclass(frozen=True, slots=True)
-class TypeRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class TypeRef(FieldsRepr):
     """A name that denotes a type or namespace (`Color`, `int`, `baml.panics`): not a value."""
 
     path: str
@@ -66,35 +67,35 @@ NameRes = Union[LocalRef, FuncRef, ConstRef, ClientRef, BuiltinRef, TypeRef]
 
 
 # -- what a member access refers to -------------------------------------------
-@dataclass(frozen=True, slots=True)
-class FieldRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class FieldRef(FieldsRepr):
     cls: str
     index: int
 
 
-@dataclass(frozen=True, slots=True)
-class VariantRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class VariantRef(FieldsRepr):
     enum: str
     variant: str
 
 
-@dataclass(frozen=True, slots=True)
-class MethodRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class MethodRef(FieldsRepr):
     """A user method bound to its receiver (`c.bump`): the method's item name."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class InterfaceMethodRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class InterfaceMethodRef(FieldsRepr):
     """A method called through an interface-typed value: dispatched on the receiver's class."""
 
     interface: str
     method: str
 
 
-@dataclass(frozen=True, slots=True)
-class BuiltinMethodRef:
+@dataclass(frozen=True, slots=True, repr=False)
+class BuiltinMethodRef(FieldsRepr):
     """A built-in method bound to its receiver (`s.length`): "string.length"."""
 
     key: str
@@ -105,8 +106,8 @@ MemberRes = Union[FieldRef, VariantRef, MethodRef, InterfaceMethodRef, BuiltinMe
 
 
 # -- calls ----------------------------------------------------------------------
-@dataclass(slots=True)
-class CallInfo:
+@dataclass(slots=True, repr=False)
+class CallInfo(FieldsRepr):
     """How a call dispatches.
 
     kind:
@@ -124,15 +125,15 @@ class CallInfo:
 
 
 # -- patterns -----------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class TypeTest:
+@dataclass(frozen=True, slots=True, repr=False)
+class TypeTest(FieldsRepr):
     """A pattern that tests the scrutinee's runtime type."""
 
     ty: Ty
 
 
-@dataclass(frozen=True, slots=True)
-class VariantTest:
+@dataclass(frozen=True, slots=True, repr=False)
+class VariantTest(FieldsRepr):
     enum: str
     variant: str
 
@@ -140,8 +141,8 @@ class VariantTest:
 PatternRes = Union[TypeTest, VariantTest]
 
 
-@dataclass(slots=True)
-class TypedProgram:
+@dataclass(slots=True, repr=False)
+class TypedProgram(FieldsRepr):
     module: A.Module
     types: dict[object, Ty] = field(default_factory=dict)  # expr -> type
     names: dict[A.Name, NameRes] = field(default_factory=dict)

@@ -13,17 +13,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, Union
 
+from ingot.fields_repr import FieldsRepr
 
-@dataclass(frozen=True, slots=True)
-class Prim:
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Prim(FieldsRepr):
     name: str  # int float bool string null
 
     def __str__(self) -> str:
         return self.name
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Lit:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Lit(FieldsRepr):
     """A literal type: `"a"`, `3`, `true`. Its base is the primitive of its value."""
 
     value: int | float | str | bool
@@ -55,8 +57,8 @@ class Lit:
         return repr(v)
 
 
-@dataclass(frozen=True, slots=True)
-class ListT:
+@dataclass(frozen=True, slots=True, repr=False)
+class ListT(FieldsRepr):
     elem: Ty
 
     def __str__(self) -> str:
@@ -66,8 +68,8 @@ class ListT:
         return f"{inner}[]"
 
 
-@dataclass(frozen=True, slots=True)
-class MapT:
+@dataclass(frozen=True, slots=True, repr=False)
+class MapT(FieldsRepr):
     key: Ty
     value: Ty
 
@@ -75,24 +77,24 @@ class MapT:
         return f"map<{self.key}, {self.value}>"
 
 
-@dataclass(frozen=True, slots=True)
-class ClassT:
+@dataclass(frozen=True, slots=True, repr=False)
+class ClassT(FieldsRepr):
     name: str  # user classes by their name; built-in ones qualified ("baml.panics.X")
 
     def __str__(self) -> str:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
-class EnumT:
+@dataclass(frozen=True, slots=True, repr=False)
+class EnumT(FieldsRepr):
     name: str
 
     def __str__(self) -> str:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
-class VariantT:
+@dataclass(frozen=True, slots=True, repr=False)
+class VariantT(FieldsRepr):
     """The literal type of one enum variant (`let c = C.R` gives `C.R`)."""
 
     enum: str
@@ -102,8 +104,8 @@ class VariantT:
         return f"{self.enum}.{self.variant}"
 
 
-@dataclass(frozen=True, slots=True)
-class UnionT:
+@dataclass(frozen=True, slots=True, repr=False)
+class UnionT(FieldsRepr):
     members: tuple[Ty, ...]
 
     def __str__(self) -> str:
@@ -116,8 +118,8 @@ class UnionT:
         return " | ".join(str(m) for m in self.members)
 
 
-@dataclass(frozen=True, slots=True)
-class FuncT:
+@dataclass(frozen=True, slots=True, repr=False)
+class FuncT(FieldsRepr):
     params: tuple[Ty, ...]
     ret: Ty
 
@@ -125,16 +127,16 @@ class FuncT:
         return f"({', '.join(str(p) for p in self.params)}) -> {self.ret}"
 
 
-@dataclass(frozen=True, slots=True)
-class AliasT:
+@dataclass(frozen=True, slots=True, repr=False)
+class AliasT(FieldsRepr):
     name: str
 
     def __str__(self) -> str:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
-class TypeVar:
+@dataclass(frozen=True, slots=True, repr=False)
+class TypeVar(FieldsRepr):
     """A type parameter of a built-in signature (`T` in `T[].push(T)`)."""
 
     name: str
@@ -143,8 +145,8 @@ class TypeVar:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
-class Special:
+@dataclass(frozen=True, slots=True, repr=False)
+class Special(FieldsRepr):
     name: str  # "any", "never", "unknown"
 
     def __str__(self) -> str:

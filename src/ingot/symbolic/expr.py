@@ -72,7 +72,7 @@ class Op(Enum):
     IN_RE = "in_re"  # (s) -> BOOL, in the language of the value (a `string_ops.Regex`)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)  # its own __repr__ below
 class Expr:
     """One node. Compare with `is`; build only through `Interner`."""
 

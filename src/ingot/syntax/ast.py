@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeVar, Union, dataclass_transform
 
+from ingot.fields_repr import FieldsRepr
 from ingot.syntax.diagnostics import Span
 
 _T = TypeVar("_T")
@@ -18,12 +19,12 @@ _T = TypeVar("_T")
 # `__init__` from type checkers; `dataclass_transform` tells them what it makes.
 @dataclass_transform(eq_default=False, field_specifiers=(field,))
 def node(cls: type[_T]) -> type[_T]:
-    return dataclass(eq=False, slots=True)(cls)
+    return dataclass(eq=False, repr=False, slots=True)(cls)
 
 
 # -- attributes ---------------------------------------------------------------
 @node
-class Attribute:
+class Attribute(FieldsRepr):
     """`@name(args)` or `@@name(args)`; args kept as expressions."""
 
     name: str  # dotted: "description", "stream.done"
@@ -34,45 +35,45 @@ class Attribute:
 
 # -- types --------------------------------------------------------------------
 @node
-class NamedType:
+class NamedType(FieldsRepr):
     name: str  # "int", "Point", "baml.panics.DivisionByZero"
     span: Span
     args: list[TypeExpr] = field(default_factory=list)  # `Box<int>`
 
 
 @node
-class OptionalType:
+class OptionalType(FieldsRepr):
     inner: TypeExpr
     span: Span
 
 
 @node
-class UnionType:
+class UnionType(FieldsRepr):
     members: list[TypeExpr]
     span: Span
 
 
 @node
-class ArrayType:
+class ArrayType(FieldsRepr):
     element: TypeExpr
     span: Span
 
 
 @node
-class MapType:
+class MapType(FieldsRepr):
     key: TypeExpr
     value: TypeExpr
     span: Span
 
 
 @node
-class LiteralType:
+class LiteralType(FieldsRepr):
     value: int | float | str | bool
     span: Span
 
 
 @node
-class FunctionType:
+class FunctionType(FieldsRepr):
     params: list[TypeExpr]
     ret: TypeExpr
     span: Span
@@ -84,18 +85,18 @@ TypeExpr = Union[NamedType, OptionalType, UnionType, ArrayType, MapType, Literal
 
 # -- patterns -----------------------------------------------------------------
 @node
-class WildcardPat:
+class WildcardPat(FieldsRepr):
     span: Span
 
 
 @node
-class LiteralPat:
+class LiteralPat(FieldsRepr):
     value: int | float | str | bool | None
     span: Span
 
 
 @node
-class BindPat:
+class BindPat(FieldsRepr):
     """`let name` or `let name: T`."""
 
     name: str
@@ -104,7 +105,7 @@ class BindPat:
 
 
 @node
-class PathPat:
+class PathPat(FieldsRepr):
     """A dotted path: a type name (`int`, `A`, `baml.panics.X`) or an enum variant (`Color.RED`)."""
 
     path: list[str]
@@ -112,7 +113,7 @@ class PathPat:
 
 
 @node
-class ClassPat:
+class ClassPat(FieldsRepr):
     """`A { v: 1, w: let x }`."""
 
     name: str
@@ -121,13 +122,13 @@ class ClassPat:
 
 
 @node
-class OrPat:
+class OrPat(FieldsRepr):
     alternatives: list[Pattern]
     span: Span
 
 
 @node
-class ArrayPat:
+class ArrayPat(FieldsRepr):
     """`[]`, `[let a, 0]`, `[let first, ..let rest]`."""
 
     elements: list[Pattern]
@@ -137,7 +138,7 @@ class ArrayPat:
 
 
 @node
-class TypePat:
+class TypePat(FieldsRepr):
     """A type that is not a plain name: `int[]`, `string?`, `map<string, int>`."""
 
     type: TypeExpr
@@ -149,36 +150,36 @@ Pattern = Union[WildcardPat, LiteralPat, BindPat, PathPat, ClassPat, OrPat, Arra
 
 # -- expressions --------------------------------------------------------------
 @node
-class IntLit:
+class IntLit(FieldsRepr):
     value: int
     span: Span
 
 
 @node
-class FloatLit:
+class FloatLit(FieldsRepr):
     value: float
     span: Span
 
 
 @node
-class StringLit:
+class StringLit(FieldsRepr):
     value: str
     span: Span
 
 
 @node
-class BoolLit:
+class BoolLit(FieldsRepr):
     value: bool
     span: Span
 
 
 @node
-class NullLit:
+class NullLit(FieldsRepr):
     span: Span
 
 
 @node
-class TemplateStmt:
+class TemplateStmt(FieldsRepr):
     """`${ stmt; }` inside a template: runs, renders nothing."""
 
     stmts: list[Stmt]
@@ -186,19 +187,19 @@ class TemplateStmt:
 
 
 @node
-class Template:
+class Template(FieldsRepr):
     parts: list[str | Expr | TemplateStmt]
     span: Span
 
 
 @node
-class Name:
+class Name(FieldsRepr):
     ident: str
     span: Span
 
 
 @node
-class FieldAccess:
+class FieldAccess(FieldsRepr):
     obj: Expr
     name: str
     optional: bool  # `?.`
@@ -207,35 +208,35 @@ class FieldAccess:
 
 
 @node
-class Index:
+class Index(FieldsRepr):
     obj: Expr
     index: Expr
     span: Span
 
 
 @node
-class Arg:
+class Arg(FieldsRepr):
     name: str | None  # named argument `f(x = 1)`
     value: Expr
     span: Span
 
 
 @node
-class Call:
+class Call(FieldsRepr):
     callee: Expr
     args: list[Arg]
     span: Span
 
 
 @node
-class Unary:
+class Unary(FieldsRepr):
     op: str  # "-", "!", "~"
     operand: Expr
     span: Span
 
 
 @node
-class Binary:
+class Binary(FieldsRepr):
     op: str  # arithmetic, comparison, bitwise, "&&", "||", "??"
     left: Expr
     right: Expr
@@ -244,14 +245,14 @@ class Binary:
 
 
 @node
-class IsType:
+class IsType(FieldsRepr):
     expr: Expr
     type: TypeExpr
     span: Span
 
 
 @node
-class IsPattern:
+class IsPattern(FieldsRepr):
     """`v is 1 | 2`, `v is let _`, `v is Color.Red`: a pattern test that is not a plain type."""
 
     expr: Expr
@@ -260,14 +261,14 @@ class IsPattern:
 
 
 @node
-class Block:
+class Block(FieldsRepr):
     stmts: list[Stmt]
     tail: Expr | None  # the trailing expression without `;`
     span: Span
 
 
 @node
-class IfLet:
+class IfLet(FieldsRepr):
     """The condition of `if let name: T = expr`."""
 
     pattern: Pattern
@@ -276,7 +277,7 @@ class IfLet:
 
 
 @node
-class If:
+class If(FieldsRepr):
     cond: Expr | IfLet
     then: Block
     otherwise: Block | If | None
@@ -284,7 +285,7 @@ class If:
 
 
 @node
-class MatchArm:
+class MatchArm(FieldsRepr):
     pattern: Pattern
     guard: Expr | None
     body: Expr
@@ -292,14 +293,14 @@ class MatchArm:
 
 
 @node
-class Match:
+class Match(FieldsRepr):
     scrutinee: Expr
     arms: list[MatchArm]
     span: Span
 
 
 @node
-class Catch:
+class Catch(FieldsRepr):
     """`expr catch (e) { arms }`."""
 
     expr: Expr
@@ -309,19 +310,19 @@ class Catch:
 
 
 @node
-class ArrayLit:
+class ArrayLit(FieldsRepr):
     elements: list[Expr]
     span: Span
 
 
 @node
-class MapLit:
+class MapLit(FieldsRepr):
     entries: list[tuple[Expr, Expr]]
     span: Span
 
 
 @node
-class ClassLit:
+class ClassLit(FieldsRepr):
     name: str
     name_span: Span
     fields: list[tuple[str, Expr, Span]]
@@ -331,7 +332,7 @@ class ClassLit:
 
 
 @node
-class Param:
+class Param(FieldsRepr):
     name: str
     type: TypeExpr | None
     default: Expr | None
@@ -340,7 +341,7 @@ class Param:
 
 
 @node
-class Lambda:
+class Lambda(FieldsRepr):
     params: list[Param]
     ret: TypeExpr | None
     body: Block
@@ -349,7 +350,7 @@ class Lambda:
 
 
 @node
-class Assign:
+class Assign(FieldsRepr):
     """Only valid as a statement; the parser also builds it in expression position to report E0010."""
 
     target: Expr
@@ -366,7 +367,7 @@ Expr = Union[
 
 # -- statements ---------------------------------------------------------------
 @node
-class Let:
+class Let(FieldsRepr):
     name: str
     type: TypeExpr | None
     value: Expr
@@ -375,42 +376,42 @@ class Let:
 
 
 @node
-class ExprStmt:
+class ExprStmt(FieldsRepr):
     expr: Expr
     span: Span
 
 
 @node
-class Return:
+class Return(FieldsRepr):
     value: Expr | None
     span: Span
 
 
 @node
-class Break:
+class Break(FieldsRepr):
     span: Span
 
 
 @node
-class Continue:
+class Continue(FieldsRepr):
     span: Span
 
 
 @node
-class Throw:
+class Throw(FieldsRepr):
     value: Expr
     span: Span
 
 
 @node
-class While:
+class While(FieldsRepr):
     cond: Expr
     body: Block
     span: Span
 
 
 @node
-class ForC:
+class ForC(FieldsRepr):
     init: Stmt | None
     cond: Expr | None
     step: Stmt | None
@@ -419,7 +420,7 @@ class ForC:
 
 
 @node
-class ForIn:
+class ForIn(FieldsRepr):
     name: str
     iterable: Expr
     body: Block
@@ -427,7 +428,7 @@ class ForIn:
 
 
 @node
-class LetPattern:
+class LetPattern(FieldsRepr):
     """`let Point { x, y } = p;` or `let n: int = v else { return 0; };`: bind by a pattern;
     `otherwise` (which must leave the block) runs when the value does not match."""
 
@@ -442,14 +443,14 @@ Stmt = Union[Let, LetPattern, ExprStmt, Assign, Return, Break, Continue, Throw, 
 
 # -- items --------------------------------------------------------------------
 @node
-class LlmBody:
+class LlmBody(FieldsRepr):
     client: Expr
     prompt: Expr
     span: Span
 
 
 @node
-class Function:
+class Function(FieldsRepr):
     name: str
     params: list[Param]
     ret: TypeExpr | None
@@ -465,7 +466,7 @@ class Function:
 
 
 @node
-class FieldDecl:
+class FieldDecl(FieldsRepr):
     name: str
     type: TypeExpr
     attributes: list[Attribute]
@@ -474,7 +475,7 @@ class FieldDecl:
 
 
 @node
-class ClassDecl:
+class ClassDecl(FieldsRepr):
     name: str
     fields: list[FieldDecl]
     methods: list[Function]
@@ -486,7 +487,7 @@ class ClassDecl:
 
 
 @node
-class EnumVariant:
+class EnumVariant(FieldsRepr):
     name: str
     attributes: list[Attribute]
     span: Span
@@ -494,7 +495,7 @@ class EnumVariant:
 
 
 @node
-class EnumDecl:
+class EnumDecl(FieldsRepr):
     name: str
     variants: list[EnumVariant]
     attributes: list[Attribute]
@@ -504,7 +505,7 @@ class EnumDecl:
 
 
 @node
-class TypeAlias:
+class TypeAlias(FieldsRepr):
     name: str
     type: TypeExpr
     span: Span
@@ -512,7 +513,7 @@ class TypeAlias:
 
 
 @node
-class Const:
+class Const(FieldsRepr):
     name: str
     type: TypeExpr | None
     value: Expr
@@ -521,7 +522,7 @@ class Const:
 
 
 @node
-class ClientDecl:
+class ClientDecl(FieldsRepr):
     name: str
     value: Expr
     span: Span
@@ -529,7 +530,7 @@ class ClientDecl:
 
 
 @node
-class TestDecl:
+class TestDecl(FieldsRepr):
     name: str
     body: Block
     span: Span
@@ -537,14 +538,14 @@ class TestDecl:
 
 
 @node
-class TestSet:
+class TestSet(FieldsRepr):
     name: str
     items: list[TestDecl | TestSet]
     span: Span
 
 
 @node
-class InterfaceDecl:
+class InterfaceDecl(FieldsRepr):
     """`interface Shape { function area(self) -> int throws never }`; methods may have a default body."""
 
     name: str
@@ -555,7 +556,7 @@ class InterfaceDecl:
 
 
 @node
-class ImplDecl:
+class ImplDecl(FieldsRepr):
     """`implements Shape for Square { ...methods... }` (also spelled `implement`)."""
 
     interface: str
@@ -570,6 +571,6 @@ Item = Union[Function, ClassDecl, EnumDecl, TypeAlias, Const, ClientDecl, TestDe
 
 
 @node
-class Module:
+class Module(FieldsRepr):
     items: list[Item]
     span: Span

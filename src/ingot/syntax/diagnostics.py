@@ -75,7 +75,7 @@ class Pos:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)  # its own __repr__ below
 class Span:
     """A half-open range of offsets in one source file."""
 
