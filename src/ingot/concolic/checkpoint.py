@@ -45,18 +45,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.aiming import PanicAims
+from ingot.concolic.fuzzing import FreshAssignment
 from ingot.concolic.model_budget import ModelBudget
 from ingot.files import write_atomic_bytes
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.solver import Result, SolverStats
 
 if TYPE_CHECKING:
-    from ingot.concolic.explore import Explorer, Options
+    from ingot.concolic.explore import Explorer, Job, Options
 
 # 2: path sites are (function index, pc) tuples, call contexts hash function indices, the
 # panic search's state is saved; a version-1 state is refused rather than resumed differently.
 # 3: the hit counts, the string models' renewals and the inputs that covered an edge first are saved.
-FORMAT_VERSION = 3
+# 4: a queued fresh input is saved as None (its values are drawn when it runs).
+FORMAT_VERSION = 4
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
@@ -252,7 +254,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
                    "cache": {k: (r.status, r.model) for k, r in solver._cache.items()},
                    "recent": list(solver._recent), "z3_log": list(solver.z3_log)},
         "result": result,
-        "queue": [(p, n, tuple(getattr(j, f.name) for f in fields(j))) for p, n, j in ex._queue],  # every field
+        "queue": [(p, n, _job_fields(j)) for p, n, j in ex._queue],
         "next_job": next_job,
         "rng": ex._rng.getstate(),
         "aimed": set(ex._aimed),
@@ -273,6 +275,13 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "hit_counts": set(ex.hit_counts.seen),
         "models": ex.models.state(),
     }
+
+
+def _job_fields(job: Job) -> tuple[Any, ...]:
+    """Every field of a queued job; a fresh input's values are drawn when its job runs (none are
+    drawn yet: `FreshAssignment`), so it is saved as None and made anew on resume."""
+    fresh = isinstance(job.assignment, FreshAssignment)
+    return tuple(None if fresh and f.name == "assignment" else getattr(job, f.name) for f in fields(job))
 
 
 def _restore(ex: Explorer, s: dict[str, Any]) -> None:
@@ -306,6 +315,9 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
             raise KeyError(name)
         setattr(ex.result, name, value)
     ex._queue = [(p, n, Job(*job)) for p, n, job in s["queue"]]
+    for _, _, job in ex._queue:
+        if job.assignment is None:  # a fresh input (`_job_fields`)
+            job.assignment = ex.fresh_assignment()
     ex._counter = itertools.count(s["next_job"])
     ex._rng.setstate(s["rng"])
     ex._aimed = set(s["aimed"])

@@ -6,7 +6,8 @@ shadow, registering every variable it uses (with its sort and domain). Names
 follow access paths, so they stay stable across runs: `t.severity`,
 `xs.$len`, `xs[2]`, `m.$key[0]`, `opt.$some`, `u.$tag`, `Classify@Triage:12#0.label`.
 Variables the assignment does not mention take defaults (0, "", false, the
-first variant, absent, empty).
+first variant, absent, empty), unless the assignment draws their values as the
+run reads them (the random rounds' fresh inputs: `fuzzing.FreshAssignment`).
 """
 
 from __future__ import annotations
