@@ -2,7 +2,7 @@
 
 A retry loop run with a large bound leaves thousands of reply variables in the input space;
 the fresh inputs and mutations after it draw values only for the variables their own runs
-read, a run the step budget stopped is no mutation base, and a fresh input queued when the
+read (a fresh input draws the parameters up front, every other value as its run reads it), a run the step budget stopped is no mutation base, and a fresh input queued when the
 search state is saved is still a fresh input when the search resumes.
 """
 
@@ -24,8 +24,10 @@ LOOP_BOUND = 2000  # replies asked for by the run that fills the space (three va
 def explorer_after_a_long_run(options: Options | None = None, state: StateDir | None = None) -> Explorer:
     program = ingot.load(RETRY)
     explorer = Explorer(program.view, FUNCTION, options or Options(seed=0), state=state)
-    explorer.run({"attempts": LOOP_BOUND})  # every reply parses to total 0: the loop runs to its bound
-    assert len(explorer.space.sorts) > 2 * LOOP_BOUND
+    explorer.record(explorer.run({}), 0.0)  # the search's first input
+    long = explorer.run({"attempts": LOOP_BOUND})  # every reply parses to total 0: the loop runs to its bound
+    explorer.record(long, 0.0)
+    assert long.assignment in explorer._corpus and len(explorer.space.sorts) > 2 * LOOP_BOUND
     return explorer
 
 
@@ -33,7 +35,7 @@ def test_a_fresh_input_draws_values_only_for_the_variables_its_run_reads() -> No
     explorer = explorer_after_a_long_run()
     for _ in range(20):
         fresh = explorer.fresh_assignment()
-        assert not fresh  # nothing is drawn before the run reads it
+        assert set(fresh) == {"doc", "attempts"}  # the parameters, drawn up front; the rest as they are read
         run = explorer.run(fresh)
         assert dict(fresh) == run.assignment  # a drawn value for every variable read, and no other
         assert len(fresh) < LOOP_BOUND
@@ -81,6 +83,6 @@ def test_a_queued_fresh_input_resumes_as_a_fresh_input(tmp_path: Path) -> None:
     state.save(explorer)
     resumed = Explorer.resume(explorer.view, FUNCTION, options, StateDir(tmp_path, sources))
     job = resumed._queue[0][2]
-    assert isinstance(job.assignment, FreshAssignment) and not job.assignment
+    assert isinstance(job.assignment, FreshAssignment) and set(job.assignment) == {"doc", "attempts"}
     # Drawn from the resumed search's generator as the uninterrupted search draws them.
     assert resumed.run(job.assignment).assignment == explorer.run(explorer._queue[0][2].assignment).assignment

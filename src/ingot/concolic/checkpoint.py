@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 # 2: path sites are (function index, pc) tuples, call contexts hash function indices, the
 # panic search's state is saved; a version-1 state is refused rather than resumed differently.
 # 3: the hit counts, the string models' renewals and the inputs that covered an edge first are saved.
-# 4: a queued fresh input is saved as None (its values are drawn when it runs).
+# 4: a queued fresh input is saved as ("fresh", its values so far): it draws the others when it runs.
 FORMAT_VERSION = 4
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
@@ -278,10 +278,11 @@ def _capture(ex: Explorer) -> dict[str, Any]:
 
 
 def _job_fields(job: Job) -> tuple[Any, ...]:
-    """Every field of a queued job; a fresh input's values are drawn when its job runs (none are
-    drawn yet: `FreshAssignment`), so it is saved as None and made anew on resume."""
+    """Every field of a queued job; a fresh input (`FreshAssignment`, which draws the values it
+    lacks when its job runs) as ("fresh", the values drawn so far)."""
     fresh = isinstance(job.assignment, FreshAssignment)
-    return tuple(None if fresh and f.name == "assignment" else getattr(job, f.name) for f in fields(job))
+    return tuple(("fresh", dict(job.assignment)) if fresh and f.name == "assignment" else getattr(job, f.name)
+                 for f in fields(job))
 
 
 def _restore(ex: Explorer, s: dict[str, Any]) -> None:
@@ -316,8 +317,9 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
         setattr(ex.result, name, value)
     ex._queue = [(p, n, Job(*job)) for p, n, job in s["queue"]]
     for _, _, job in ex._queue:
-        if job.assignment is None:  # a fresh input (`_job_fields`)
-            job.assignment = ex.fresh_assignment()
+        if isinstance(job.assignment, tuple):  # a fresh input (`_job_fields`)
+            job.assignment = FreshAssignment(ex._rng, ex.dictionary, ex.space, ex.options.max_string_length,
+                                             job.assignment[1])
     ex._counter = itertools.count(s["next_job"])
     ex._rng.setstate(s["rng"])
     ex._aimed = set(s["aimed"])

@@ -27,7 +27,7 @@ from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
 from ingot.concolic.aiming import PanicAims, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
-from ingot.concolic.fuzzing import FreshAssignment, mutated, worth_mutating
+from ingot.concolic.fuzzing import fresh_assignment, mutated, worth_mutating
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
@@ -486,7 +486,8 @@ class Explorer:
                        self.options.max_string_length, nudge)
 
     def fresh_assignment(self) -> dict[str, Any]:
-        return FreshAssignment(self._rng, self.dictionary, self.space, self.options.max_string_length)
+        return fresh_assignment(self._rng, self.dictionary, self.space, self._corpus[0] if self._corpus else (),
+                                self.options.max_string_length)
 
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""

@@ -7,13 +7,15 @@ generator is the explorer's, so the same seed gives the same inputs.
 
 A round costs what its run reads, not what every run so far created: the space keeps every
 variable any run made (a loop that once made thousands of LLM calls leaves thousands of reply
-variables behind), so a fresh input draws each value when its run first reads the variable
-(`FreshAssignment`), and a mutation changes values the mutated run read.
+variables behind), so a fresh input draws values for the variables the search's first input
+read (each parameter's top level, which every run reads) and each other value when its run
+first reads the variable (`FreshAssignment`), and a mutation changes values the mutated run read.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.inputs import InputSpace
@@ -42,7 +44,7 @@ def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict
     read; variables the mutated run reads beyond them (a longer list, one more loop pass) take
     the builder's defaults."""
     out = dict(base)
-    names = list(base)
+    names = sorted(base)
     if not names:
         return out  # the run read no input: nothing to mutate
     for _ in range(rng.choice((1, 1, 2, 3))):
@@ -72,14 +74,15 @@ def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict
 
 
 class FreshAssignment(dict[str, Any]):
-    """A fresh input: each variable's value is drawn from the dictionary when the run first
-    reads it (`InputBuilder.var` registers the variable's sort and bounds, then asks `get`), so
-    every variable the run reads gets a fresh value and no other is drawn. Holds the values
-    drawn so far; a job's fresh input has drawn nothing until the job runs, so the checkpoint
-    saves it as a mark (`ingot.concolic.checkpoint`)."""
+    """A fresh input whose values for variables it lacks are drawn from the dictionary when the
+    run first reads them (`InputBuilder.var` registers the variable's sort and bounds, then asks
+    `get`): every variable the run reads gets a fresh value and no other is drawn. Holds the
+    values drawn so far; the checkpoint saves a queued one as those values and a mark
+    (`ingot.concolic.checkpoint`)."""
 
-    def __init__(self, rng: random.Random, words: Dictionary, space: InputSpace, max_string_length: int) -> None:
-        super().__init__()
+    def __init__(self, rng: random.Random, words: Dictionary, space: InputSpace, max_string_length: int,
+                 values: dict[str, Any] | None = None) -> None:
+        super().__init__(values or {})
         self._rng = rng
         self._words = words
         self._space = space
@@ -92,6 +95,17 @@ class FreshAssignment(dict[str, Any]):
                 return default
             self[name] = fresh_value(self._rng, self._words, self._space, name, sort, self._max_string_length)
         return self[name]
+
+
+def fresh_assignment(rng: random.Random, words: Dictionary, space: InputSpace, first: Iterable[str],
+                     max_string_length: int) -> FreshAssignment:
+    """A fresh input: values for the variables the search's first input read (`first`: each
+    parameter's top level, read by every run), drawn now in their names' order; any other
+    variable its run reads is drawn when the run reads it."""
+    out = FreshAssignment(rng, words, space, max_string_length)
+    for name in sorted(first):
+        out.get(name)
+    return out
 
 
 def fresh_value(rng: random.Random, words: Dictionary, space: InputSpace, name: str, sort: Sort,
