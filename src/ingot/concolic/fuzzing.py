@@ -9,7 +9,8 @@ A round costs what its run reads, not what every run so far created: the space k
 variable any run made (a loop that once made thousands of LLM calls leaves thousands of reply
 variables behind), so a fresh input draws values for the variables the search's first input
 read (each parameter's top level, which every run reads) and each other value when its run
-first reads the variable (`FreshAssignment`), and a mutation changes values the mutated run read.
+first reads the variable (`FreshAssignment`); a mutation copies what its base run read and picks
+the values to change from the names kept sorted (`InputSpace.sorted_names`).
 """
 
 from __future__ import annotations
@@ -38,15 +39,12 @@ def worth_mutating(run: RunResult) -> bool:
 def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict[str, Any],
             corpus: list[dict[str, Any]], max_string_length: int, nudge: float = 0.0) -> dict[str, Any]:
     """`base` with one to three of its values mutated (`nudge`: how often a string's mutation
-    is one aimed at a panic site, `Dictionary.aimed_moves`).
-
-    `base` is what a run read (`RunResult.assignment`), so the values mutated are ones that run
-    read; variables the mutated run reads beyond them (a longer list, one more loop pass) take
-    the builder's defaults."""
+    is one aimed at a panic site, `Dictionary.aimed_moves`). The values mutated are picked
+    among every variable seen (`InputSpace.sorted_names`, kept sorted as the space grows)."""
     out = dict(base)
-    names = sorted(base)
+    names = space.sorted_names()
     if not names:
-        return out  # the run read no input: nothing to mutate
+        return out  # no run read an input: nothing to mutate
     for _ in range(rng.choice((1, 1, 2, 3))):
         name = rng.choice(names)
         sort, value = space.sorts[name], out.get(name)
