@@ -158,13 +158,13 @@ def main() -> None:
         for whole_space in (True, False):
             elapsed, variables = search(program, "ReadInvoice", args.search, whole_space)
             times[whole_space] = elapsed
-            print(f"{'whole space' if whole_space else 'read only':>11} {elapsed:>7.1f} "
+            print(f"{'whole space' if whole_space else 'now':>11} {elapsed:>7.1f} "
                   f"{args.search / elapsed:>7.1f} {variables:>9}")
-        print(f"ratio (runs/s read only / whole space): {times[True] / times[False]:.2f}")
+        print(f"ratio (runs/s now / whole space): {times[True] / times[False]:.2f}")
         return
     program = ingot.load(PROGRAM)
     function = json.loads(PROGRAM.with_suffix(".json").read_text())["function"]
-    print(f"{'loop bound':>10} {'variables':>9} {'whole space runs/s':>18} {'read only runs/s':>16} {'ratio':>6}")
+    print(f"{'loop bound':>10} {'variables':>9} {'whole space runs/s':>18} {'now runs/s':>16} {'ratio':>6}")
     for bound in (int(b) for b in args.bounds.split(",")):
         whole, read = [], []
         for _ in range(args.repeat):  # interleaved, so load on the machine hits both alike
