@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexProgram
+from ingot.concolic.fuzzing import worth_mutating
 from ingot.symbolic.shadow import EntryKind, PathEntry
 
 if TYPE_CHECKING:
@@ -77,7 +78,8 @@ class PanicAims:
                 continue
             n = self.reach_runs[site] = self.reach_runs.get(site, 0) + 1
             seeds = self.reachers.setdefault(site, [])
-            seeds.append((distance, n, run.assignment))
+            if worth_mutating(run):
+                seeds.append((distance, n, run.assignment))
             seeds.sort(key=lambda s: (s[0], s[1]))
             del seeds[REACHERS_PER_SITE:]
 

@@ -45,19 +45,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.aiming import PanicAims
+from ingot.concolic.fuzzing import FreshAssignment
 from ingot.concolic.model_budget import ModelBudget
 from ingot.files import write_atomic_bytes
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.solver import Result, SolverStats
 
 if TYPE_CHECKING:
-    from ingot.concolic.explore import Explorer, Options
+    from ingot.concolic.explore import Explorer, Job, Options
 
 # 2: path sites are (function index, pc) tuples, call contexts hash function indices, the
 # panic search's state is saved; a version-1 state is refused rather than resumed differently.
 # 3: the hit counts, the string models' renewals and the inputs that covered an edge first are saved.
-# 4: the aims at uncovered edges through the branches before them (`aim_at_branches`) are saved.
-FORMAT_VERSION = 4
+# 4: a queued fresh input is saved as ("fresh", its values so far): it draws the others when it runs.
+# 5: the aims at uncovered edges through the branches before them (`aim_at_branches`) are saved.
+FORMAT_VERSION = 5
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
@@ -254,7 +256,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
                    "cache": {k: (r.status, r.model) for k, r in solver._cache.items()},
                    "recent": list(solver._recent), "z3_log": list(solver.z3_log)},
         "result": result,
-        "queue": [(p, n, tuple(getattr(j, f.name) for f in fields(j))) for p, n, j in ex._queue],  # every field
+        "queue": [(p, n, _job_fields(j)) for p, n, j in ex._queue],
         "next_job": next_job,
         "rng": ex._rng.getstate(),
         "aimed": set(ex._aimed),
@@ -276,6 +278,14 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "hit_counts": set(ex.hit_counts.seen),
         "models": ex.models.state(),
     }
+
+
+def _job_fields(job: Job) -> tuple[Any, ...]:
+    """Every field of a queued job; a fresh input (`FreshAssignment`, which draws the values it
+    lacks when its job runs) as ("fresh", the values drawn so far)."""
+    fresh = isinstance(job.assignment, FreshAssignment)
+    return tuple(("fresh", dict(job.assignment)) if fresh and f.name == "assignment" else getattr(job, f.name)
+                 for f in fields(job))
 
 
 def _restore(ex: Explorer, s: dict[str, Any]) -> None:
@@ -309,6 +319,10 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
             raise KeyError(name)
         setattr(ex.result, name, value)
     ex._queue = [(p, n, Job(*job)) for p, n, job in s["queue"]]
+    for _, _, job in ex._queue:
+        if isinstance(job.assignment, tuple):  # a fresh input (`_job_fields`)
+            job.assignment = FreshAssignment(ex._rng, ex.dictionary, ex.space, ex.options.max_string_length,
+                                             job.assignment[1])
     ex._counter = itertools.count(s["next_job"])
     ex._rng.setstate(s["rng"])
     ex._aimed = set(s["aimed"])

@@ -27,7 +27,7 @@ from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
 from ingot.concolic.aiming import PanicAims, aim_at_branches, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
-from ingot.concolic.fuzzing import fresh_assignment, mutated
+from ingot.concolic.fuzzing import fresh_assignment, mutated, worth_mutating
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
 from ingot.concolic.literals import Dictionary, panic_sites
@@ -490,7 +490,8 @@ class Explorer:
                        self.options.max_string_length, nudge)
 
     def fresh_assignment(self) -> dict[str, Any]:
-        return fresh_assignment(self._rng, self.dictionary, self.space, self.options.max_string_length)
+        return fresh_assignment(self._rng, self.dictionary, self.space, self._corpus[0] if self._corpus else (),
+                                self.options.max_string_length)
 
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
@@ -529,7 +530,7 @@ class Explorer:
                                             [str(f) for f in err.trace], site, res.runs, now))
                 if res.first_finding_s is None:
                     res.first_finding_s = now
-        if self.hit_counts.new(run.trace.edges) or new_edges or new_finding:
+        if (self.hit_counts.new(run.trace.edges) or new_edges or new_finding) and worth_mutating(run):
             self._corpus.append(run.assignment)
             if new_edges or new_finding:
                 self._firsts.append(run.assignment)

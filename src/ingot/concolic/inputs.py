@@ -6,11 +6,13 @@ shadow, registering every variable it uses (with its sort and domain). Names
 follow access paths, so they stay stable across runs: `t.severity`,
 `xs.$len`, `xs[2]`, `m.$key[0]`, `opt.$some`, `u.$tag`, `Classify@Triage:12#0.label`.
 Variables the assignment does not mention take defaults (0, "", false, the
-first variant, absent, empty).
+first variant, absent, empty), unless the assignment draws their values as the
+run reads them (the random rounds' fresh inputs: `fuzzing.FreshAssignment`).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +51,20 @@ class InputSpace:
     sorts: dict[str, Sort] = field(default_factory=dict)
     domains: dict[str, list[Expr]] = field(default_factory=dict)
     bounds: dict[str, tuple[int, int]] = field(default_factory=dict)  # bounded ints (lengths, tags)
+    _sorted: list[str] = field(default_factory=list, repr=False, compare=False)
+    _sorted_of: dict[str, Sort] | None = field(default=None, repr=False, compare=False)
+
+    def sorted_names(self) -> list[str]:
+        """Every variable's name, sorted. Variables are only added (at the end of `sorts`), so
+        the list is kept and merged with the names added since: a round of the random phase
+        does not sort tens of thousands of names again."""
+        if self._sorted_of is not self.sorts:  # a new table (a resumed search)
+            self._sorted, self._sorted_of = [], self.sorts
+        names = self._sorted
+        if len(names) != len(self.sorts):
+            names.extend(sorted(itertools.islice(self.sorts, len(names), None)))
+            names.sort()  # two sorted runs: merged in linear time
+        return names
 
 
 class InputBuilder:
