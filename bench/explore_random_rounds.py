@@ -39,6 +39,7 @@ from typing import Any
 
 import ingot
 from ingot.concolic.explore import Explorer, Options
+from ingot.concolic.fuzzing import mutated_among
 from ingot.concolic.inputs import InputSpace
 from ingot.concolic.literals import Dictionary
 from ingot.symbolic.expr import Sort
@@ -74,33 +75,8 @@ def whole_space_fresh(rng: random.Random, words: Dictionary, space: InputSpace, 
 
 def whole_space_mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict[str, Any],
                         corpus: list[dict[str, Any]], max_string_length: int, nudge: float = 0.0) -> dict[str, Any]:
-    """The mutation as it was: the variables to mutate picked among every variable in the space."""
-    out = dict(base)
-    names = sorted(space.sorts)
-    for _ in range(rng.choice((1, 1, 2, 3))):
-        name = rng.choice(names)
-        sort, value = space.sorts[name], out.get(name)
-        if name in space.bounds:
-            low, high = space.bounds[name]
-            out[name] = rng.randint(low, high)
-        elif sort is Sort.STRING:
-            others = [v for k, v in out.items() if k != name and isinstance(v, str) and v]
-            splices = [v for v in (rng.choice(corpus).get(name) for _ in range(2) if corpus)
-                       if isinstance(v, str) and v]
-            out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                            max_string_length, others, nudge, splices)
-        elif sort is Sort.INT:
-            same = [v for k, v in out.items() if k != name and space.sorts.get(k) is Sort.INT
-                    and k not in space.bounds]
-            if same and rng.random() < 0.2:
-                out[name] = rng.choice(same)
-            else:
-                out[name] = words.mutate_int(rng, value if isinstance(value, int) else 0)
-        elif sort is Sort.BOOL:
-            out[name] = not value
-        else:
-            out[name] = words.float_value(rng)
-    return out
+    """The mutation as it was: the names sorted afresh from the whole space at every mutation."""
+    return mutated_among(sorted(space.sorts), rng, words, space, base, corpus, max_string_length, nudge)
 
 
 class WholeSpaceExplorer(Explorer):

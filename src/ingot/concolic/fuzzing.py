@@ -41,8 +41,14 @@ def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict
     """`base` with one to three of its values mutated (`nudge`: how often a string's mutation
     is one aimed at a panic site, `Dictionary.aimed_moves`). The values mutated are picked
     among every variable seen (`InputSpace.sorted_names`, kept sorted as the space grows)."""
+    return mutated_among(space.sorted_names(), rng, words, space, base, corpus, max_string_length, nudge)
+
+
+def mutated_among(names: list[str], rng: random.Random, words: Dictionary, space: InputSpace,
+                  base: dict[str, Any], corpus: list[dict[str, Any]], max_string_length: int,
+                  nudge: float = 0.0) -> dict[str, Any]:
+    """`mutated`, the values to change picked among `names` (sorted: the same seed, the same picks)."""
     out = dict(base)
-    names = space.sorted_names()
     if not names:
         return out  # no run read an input: nothing to mutate
     for _ in range(rng.choice((1, 1, 2, 3))):
