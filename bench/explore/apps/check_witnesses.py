@@ -228,7 +228,8 @@ def check(name: str, engine: Engine | None, verbose: bool) -> list[str]:
 
 
 def names() -> list[str]:
-    return sorted(p.stem for p in HERE.glob("*.json"))
+    """Every program here, the held-out ones as heldout/NAME."""
+    return sorted(p.stem for p in HERE.glob("*.json")) + sorted(f"heldout/{p.stem}" for p in HERE.glob("heldout/*.json"))
 
 
 def main() -> int:

@@ -1,9 +1,10 @@
 """The yardstick: `ingot explore` at its default budget on the application benchmarks.
 
-    python bench/explore/apps/measure.py [NAME ...] [--seeds 0,1,2] [--old] [--json OUT]
+    python bench/explore/apps/measure.py [NAME ...] [--seeds 0,1,2] [--old] [--heldout] [--json OUT]
 
-For every program here (`NAME.baml` + `NAME.json`, checked by `check_witnesses.py`), and with
-`--old` also for the seventeen programs of bench/explore/, it explores the entry function with
+For every program here (`NAME.baml` + `NAME.json`, checked by `check_witnesses.py`), with
+`--old` also for the seventeen programs of bench/explore/ and with `--heldout` for the held-out
+programs of heldout/ (name one as heldout/NAME), it explores the entry function with
 the default options and each seed, and prints one row per program: feasible edges covered
 (the minimum over the seeds, out of the edges the witnesses prove feasible), whether the
 planted bug was found (same kind, same line) in every seed, and the median wall time, runs and
@@ -26,6 +27,7 @@ from ingot.concolic.explore import Explorer, Options, edge_label
 
 HERE = Path(__file__).resolve().parent
 OLD = HERE.parent
+HELDOUT = HERE / "heldout"  # programs written after the search was tuned, never tuned on (heldout/README.md)
 LINE = re.compile(r"line (\d+)")
 
 
@@ -34,11 +36,15 @@ def finding_line(trace: list[str]) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def programs(names: list[str], old: bool) -> list[Path]:
+def programs(names: list[str], old: bool, heldout: bool = False) -> list[Path]:
+    """The programs named (NAME, or heldout/NAME), else every one here, plus bench/explore's
+    (`old`) and the held-out ones (`heldout`)."""
     paths = [HERE / f"{n}.json" if (HERE / f"{n}.json").exists() else OLD / f"{n}.json" for n in names] \
         if names else sorted(HERE.glob("*.json"))
     if old and not names:
         paths += sorted(OLD.glob("*.json"))
+    if heldout and not names:
+        paths += sorted(HELDOUT.glob("*.json"))
     return paths
 
 
@@ -68,6 +74,7 @@ def main() -> int:
     ap.add_argument("names", nargs="*")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--old", action="store_true", help="also the seventeen programs of bench/explore/")
+    ap.add_argument("--heldout", action="store_true", help="also the held-out programs of heldout/")
     ap.add_argument("--json", help="write every run's figures here")
     ap.add_argument("-v", "--verbose", action="store_true", help="list the edges left uncovered")
     a = ap.parse_args()
@@ -75,7 +82,7 @@ def main() -> int:
     rows: dict[str, list[dict[str, Any]]] = {}
     print(f"{'program':<16} {'edges (min over seeds)':>22} {'bug found':>10} {'wall s':>7} {'runs':>5}  stopped by")
     full = bugs_all = 0
-    for path in programs(a.names, a.old):
+    for path in programs(a.names, a.old, a.heldout):
         runs = rows[path.stem] = [explore_once(path, s) for s in seeds]
         cov = min(r["covered"] for r in runs)
         feas = runs[0]["feasible"]
