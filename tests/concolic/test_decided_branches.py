@@ -93,3 +93,21 @@ def test_only_branches_outside_loops_are_ordered_by_distance() -> None:
     looped = {line for block, line in lines.items() if distance.in_loop(("Restock", block))}
     assert looped == {12, 13, 17, 20}  # `for`, the two skips, `have < o.qty`
     assert 24 in set(lines.values()) - looped  # `rush && orders.length() > 2 && short > 50`
+
+
+def test_the_branch_aims_stop_when_their_share_of_the_string_budget_is_spent() -> None:
+    """Past `BRANCH_AIM_MODEL_SHARE` of the string models' first tranche the aims ask nothing more:
+    the rest is for the flips and checks (a parser's "one more line" children spent half of it)."""
+    fn, _, _ = PROGRAMS["restock"]
+    program = ingot.load(HERE / "restock.baml")
+
+    def aims_after(spent: int) -> dict[tuple[str, int], int]:
+        options = Options(seed=0, max_runs=120)
+        assert options.string_model_units is not None  # the default options give the string models a budget
+        explorer = Explorer(program.view, fn, options)
+        explorer.branch_aims.model_units = spent * options.string_model_units
+        explorer.explore()
+        return explorer.branch_aims.flips
+
+    assert aims_after(0)  # restock's decided branch is aimed at
+    assert aims_after(1) == {}

@@ -51,6 +51,12 @@ NEAREST_PRIORITY, FARTHEST_PRIORITY = 30, 6
 # Children aimed at an uncovered edge through the conditions before its branch (`aim_at_branches`):
 # below checks and the direct flips, above panic aims (edges first) and revisits.
 BRANCH_AIM_PRIORITY = 35
+# The most of the string models' first tranche (`Options.string_model_units`) the branch aims'
+# queries may spend in all, renewals included. Each "one more line" child of a parser's loop asks
+# a longer query over `lines()` and `split`: without a cap they spent half a tranche in the first
+# 27 runs of a queue export's exploration, and the flips that would have made a line parse found
+# the models off.
+BRANCH_AIM_MODEL_SHARE = 0.25
 
 
 @dataclass
@@ -66,6 +72,7 @@ class PanicAims:
     # site -> negated conditions (expression ids) that led away from it: they guard the site
     # rather than decide its operands, so no child is aimed at it through them again
     guards: dict[Site, set[int]] = field(default_factory=dict)
+    model_units: int = 0  # the string models' units its queries spent (`BRANCH_AIM_MODEL_SHARE`)
 
     def aimed(self) -> set[Site]:
         """Sites aimed at through the conditions deciding their operands."""
@@ -140,13 +147,13 @@ class PanicAims:
     def state(self) -> dict[str, Any]:
         return {"flips": dict(self.flips), "tried": set(self.tried), "reach_runs": dict(self.reach_runs),
                 "reachers": {k: list(v) for k, v in self.reachers.items()}, "closest": dict(self.closest),
-                "guards": {k: set(v) for k, v in self.guards.items()}}
+                "guards": {k: set(v) for k, v in self.guards.items()}, "model_units": self.model_units}
 
     @classmethod
     def load(cls, state: dict[str, Any]) -> PanicAims:
         return cls(dict(state["flips"]), set(state["tried"]), dict(state["reach_runs"]),
                    {k: list(v) for k, v in state["reachers"].items()}, dict(state["closest"]),
-                   {k: set(v) for k, v in state["guards"].items()})
+                   {k: set(v) for k, v in state["guards"].items()}, state["model_units"])
 
 
 def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Site], boost: int) -> None:
@@ -167,6 +174,9 @@ def aim_at_branches(explorer: Explorer, job: Job, run: RunResult, open_branches:
     the branch again is aimed from there in turn.
     """
     aims: PanicAims = explorer.branch_aims
+    tranche = explorer.options.string_model_units
+    if tranche is not None and aims.model_units >= BRANCH_AIM_MODEL_SHARE * tranche:
+        return  # the rest of the string models' budget, renewals included, is for the flips and checks
     if job.reason.startswith("reach:"):
         aims.learn(job.reason, {edge[:2] for edge in run.trace.edges}, "reach:")
     last = branches_taken(run, open_branches)
@@ -220,7 +230,9 @@ def aim(explorer: Explorer, aims: PanicAims, run: RunResult, targets: Sequence[t
                 aims.tried.add((site, prefixes[k], alt.cond.id))
                 prefix = path[:k]
                 query = explorer.slice([p.observed for p in prefix], alt.cond)
+                units = explorer.solver.stats.model_units
                 result = explorer.solver.solve(query, explorer.domains(query))
+                aims.model_units += explorer.solver.stats.model_units - units
                 if result.status != "sat" or result.model is None:
                     if result.status == "unknown":
                         explorer.limit("solver-unknown")
