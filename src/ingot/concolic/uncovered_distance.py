@@ -45,7 +45,7 @@ class UncoveredDistance:
                 if callee in names:  # a call leads into its callee's code
                     self._preds.setdefault((callee, 0), []).append(here)
         self._distance: dict[Block, int] = {}
-        self._done = -1  # how many edges were done (covered or infeasible) when last computed
+        self._done = -1  # how many edges were in `done` (the covered ones, only growing) when last computed
         self._in_loop: dict[Block, bool] = {}
 
     def in_loop(self, block: Block) -> bool:
@@ -71,8 +71,9 @@ class UncoveredDistance:
         return 0.0 if d is None else DIRECTED_SHARE / (1 + d)
 
     def of(self, block: Block, done: set[EdgeKey]) -> int | None:
-        """Control-flow steps from `block` to a block with an uncovered out-edge; None when none is
-        reachable from it (or every edge is done)."""
+        """Control-flow steps from `block` to a block with an out-edge not in `done` (the edges
+        covered: an edge claimed infeasible still counts as a destination); None when none is
+        reachable from it."""
         if len(done) != self._done:
             self._compute(done)
         return self._distance.get(block)
