@@ -37,6 +37,7 @@ from ingot.convert import to_python
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.nearby import Tokens
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
 from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
@@ -236,6 +237,7 @@ class Explorer:
         functions = reachable_functions(view, function)
         self._distance = UncoveredDistance(view, functions, self._edge_keys)
         self.dictionary = Dictionary.of(view.bytecode, functions)
+        self.solver.nearby_tokens = Tokens(self.dictionary.strings, self.dictionary.separators, self.dictionary.ints)
         self._panic_sites = panic_sites(view.bytecode, functions)
         self._aimed: set[tuple[str, int]] = set()  # sites with a check entry, or that panicked
         self.aims = PanicAims()  # sites reached with concrete operands (`ingot.concolic.aiming`)
@@ -590,7 +592,7 @@ class Explorer:
                     goal = self.diversified(entry)
                 prefix = path[:j]
                 query = self.slice([p.observed for p in prefix], goal)
-                result = self.solver.solve(query, self.domains(query))
+                result = self.solver.solve(query, self.domains(query), run.assignment)
                 predicted: tuple[tuple[Site, int], ...] | None = \
                     tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, goal.id),)
                 if result.status == "unsat" and self.fixed(prefix, query):
@@ -598,7 +600,7 @@ class Explorer:
                     # Solve without them (QSYM's optimistic solving); the run decides.
                     free = [p.observed for p in prefix if p.kind is not EntryKind.CONCRETIZE]
                     query = self.slice(free, goal)
-                    result = self.solver.solve(query, self.domains(query))
+                    result = self.solver.solve(query, self.domains(query), run.assignment)
                     predicted = None
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1

@@ -21,6 +21,7 @@ toward zero; FLOAT is Z3 `Real`; STRING is Z3 `String`.
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -28,7 +29,7 @@ from typing import Any
 
 import z3
 
-from ingot.symbolic import straight_line
+from ingot.symbolic import nearby, straight_line
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.z3_strings import STRING_OPS
 from ingot.symbolic.z3_strings import translate as translate_string_op
@@ -49,6 +50,9 @@ class SolverStats:
     # Z3 resource units spent on queries over the string models' terms (positions, parts,
     # regular memberships): deterministic, so budgets on it give the same search anywhere.
     model_units: int = 0
+    # Unknown answers turned sat by a search near the run's values (`nearby`), and its evaluations
+    nearby_sat: int = 0
+    nearby_evaluations: int = 0
     time_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,7 +60,8 @@ class SolverStats:
                 "unknown_rlimit": self.unknown_rlimit, "unknown_timeout": self.unknown_timeout,
                 "unknown_budget": self.unknown_budget,
                 "cache_hits": self.cache_hits, "model_reuse": self.model_reuse, "z3_calls": self.z3_calls,
-                "model_units": self.model_units, "time_s": round(self.time_s, 4)}
+                "model_units": self.model_units, "nearby_sat": self.nearby_sat,
+                "nearby_evaluations": self.nearby_evaluations, "time_s": round(self.time_s, 4)}
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,9 @@ class Solver:
     # Once `stats.model_units` reaches this, queries over the string models' terms are not
     # asked (unknown); None: no cap.
     model_units_cap: int | None = None
+    # The program's literals for the search near a run's values when Z3 answers unknown
+    # (`nearby`); None: no such search.
+    nearby_tokens: nearby.Tokens | None = None
     stats: SolverStats = field(default_factory=SolverStats)
 
     def __post_init__(self) -> None:
@@ -203,8 +211,10 @@ class Solver:
         return out
 
     # -- queries ----------------------------------------------------------------------------
-    def solve(self, constraints: list[Expr], extra: list[Expr] | None = None) -> Result:
-        """Find values for the variables of `constraints` (and `extra`, e.g. input domains)."""
+    def solve(self, constraints: list[Expr], extra: list[Expr] | None = None,
+              near: dict[str, Any] | None = None) -> Result:
+        """Find values for the variables of `constraints` (and `extra`, e.g. input domains);
+        where Z3 cannot answer, search near `near` (the values of the run the query came from)."""
         self.stats.queries += 1
         query = [c for c in constraints + (extra or []) if not (c.is_const and c.value)]
         if any(c.is_const and not c.value for c in query):
@@ -223,11 +233,30 @@ class Solver:
                 self._cache[key] = result
                 return self._count(result)
         result = self._call_z3(query)
+        if result.status == "unknown" and near is not None:
+            result = self._search_near(query, near)
         if result.status != "unknown":
             self._cache[key] = result
         if result.model is not None:
             self._recent = [result.model, *self._recent[:3]]
         return self._count(result)
+
+    def _search_near(self, query: list[Expr], near: dict[str, Any]) -> Result:
+        """A model found by mutating the run's values (`nearby.search`), else unknown."""
+        left = nearby.TOTAL_EVALUATIONS - self.stats.nearby_evaluations
+        if self.nearby_tokens is None or left <= 0:
+            return Result("unknown")
+        start = time.perf_counter()
+        rng = random.Random(self.seed * 1_000_003 + self.stats.queries)
+        model, spent = nearby.search(query, near, self.nearby_tokens, rng,
+                                     min(left, nearby.EVALUATIONS_PER_QUERY), self.max_string_length,
+                                     self.deadline)
+        self.stats.nearby_evaluations += spent
+        self.stats.time_s += time.perf_counter() - start
+        if model is None:
+            return Result("unknown")
+        self.stats.nearby_sat += 1
+        return Result("sat", model)
 
     def _count(self, result: Result) -> Result:
         if result.status == "sat":

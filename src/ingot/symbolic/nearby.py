@@ -1,0 +1,292 @@
+"""A model for a query Z3 could not answer, searched for near the values of the run it came from.
+
+Z3's string solver answers `unknown` at the per-query limit on queries a person answers at a
+glance: a line cut on `|`, trimmed, its second field parsed, and `total < 3600` negated, where
+changing one digit of the run's own input ("60h 1m 5s" into "0h 1m 5s") is a model. The search
+here is what a fuzzer guided by the query does (as JFS or the local search in Angora do): start
+from the run's values (half the candidates) or the walk's current place, mutate a variable
+once to three times (a character replaced, inserted or dropped, a field of the program's own
+literals added at a separator, a number moved), evaluate every entry of the query with BAML's
+semantics (`expr.evaluate`) and move when no fewer entries hold and the others are no farther
+from holding (Korel's branch distance). A model it returns satisfies the whole query by evaluation, so it is as good as
+Z3's; finding none proves nothing (the answer stays unknown).
+
+The variables a `split` defines (`$split...`: its parts and their count) are not searched:
+they are computed from the string that was cut after every mutation, as the definition on the
+path says they are.
+
+The number of evaluations is bounded per query and in all (`SolverStats.nearby_evaluations`),
+and the random choices are seeded by the solver's seed and its query count: the same
+exploration searches the same way on any machine, and after a resume.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate
+from ingot.symbolic.straight_line import Definition, definition_of
+
+# Candidate inputs evaluated per query: a few hundred evaluations of a query cost about what
+# one unknown answer from Z3 costs at the string queries' resource limit.
+EVALUATIONS_PER_QUERY = 200
+# Evaluations in all, so that an exploration whose every string query is unknown (its models'
+# budget spent) does not spend its time here: an evaluation costs 0.3-0.9 ms on the application
+# benchmarks' queries, so this is half a minute at most (they use 4-11 k).
+TOTAL_EVALUATIONS = 50_000
+DIGITS = "0123456789"
+# What evaluating an entry raises where it has no value (a division by zero, a variable left out)
+EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
+
+
+@dataclass
+class Tokens:
+    """What mutations splice in: the program's literals (as the fuzzing dictionary has them)."""
+
+    strings: list[str] = field(default_factory=list)
+    separators: list[str] = field(default_factory=list)  # one-character literals
+    ints: list[int] = field(default_factory=list)
+
+    def alphabet(self) -> str:
+        chars = set(DIGITS + " -")
+        for s in self.strings + self.separators:
+            chars.update(s)
+        return "".join(sorted(chars))
+
+    def token(self, rng: random.Random) -> str:
+        """A literal, or a run of digits (what `int.parse` reads)."""
+        if self.strings and rng.random() < 0.7:
+            return rng.choice(self.strings)
+        return "".join(rng.choice(DIGITS) for _ in range(rng.randint(1, 3)))
+
+
+@dataclass
+class Query:
+    """A query prepared for the search: its entries, the variables searched and those derived."""
+
+    entries: list[Expr]
+    free: dict[str, Sort]  # variables mutated
+    derived: list[Definition]  # split definitions, in an order where a source is computed first
+
+    @classmethod
+    def of(cls, entries: list[Expr]) -> Query:
+        sorts: dict[str, Sort] = {}
+        for e in entries:
+            _collect_vars(e, sorts)
+        defs = [d for d in (definition_of(e) for e in entries) if d is not None]
+        # A part whose definition the query left out (sliced away: nothing else in it depends on
+        # the string cut) is as free as an input.
+        derived_names = {n for d in defs for n in _outputs(d)}
+        free = {n: s for n, s in sorted(sorts.items()) if n not in derived_names}
+        return cls(entries, free, _ordered(defs, set(free)))
+
+    def score(self, env: dict[str, Any], at_least: int = 0) -> tuple[int, float] | None:
+        """How many entries hold under `env` (its derived variables computed first), and how far
+        the others are from holding (Korel's branch distance, less is nearer): `n * 10 > 5000`
+        moves toward holding as `n` grows before it holds. None as soon as fewer than
+        `at_least` can hold (most mutations break an entry of the path; the entry that broke
+        it is asked first next time, as a solver watches the clause that failed last)."""
+        if not self._derive(env):
+            return None
+        memo: dict[int, Any] = {}
+        held, far, failed = 0, 0.0, 0
+        room = len(self.entries) - at_least
+        for i, e in enumerate(self.entries):
+            try:
+                if evaluate(e, env, memo) is True:
+                    held += 1
+                    continue
+                far += _normalized(_distance(e, env, memo, True))
+            except EVALUATION_ERRORS:
+                far += 1.0
+            failed += 1
+            if failed > room:
+                if i:
+                    self.entries.insert(0, self.entries.pop(i))
+                return None
+        return held, -far
+
+    def _derive(self, env: dict[str, Any]) -> bool:
+        for d in self.derived:
+            try:
+                text = evaluate(d.source, env)
+            except EVALUATION_ERRORS:
+                return False
+            if not isinstance(text, str):
+                return False
+            sep = bytes.fromhex(d.count[: -len(".$len")].rsplit(".", 1)[1]).decode()
+            parts = text.split(sep)
+            count, *names = _outputs(d)
+            env[count] = len(parts)
+            for j, name in enumerate(names):
+                env[name] = parts[j] if j < len(parts) else ""
+        return True
+
+
+def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: random.Random,
+           evaluations: int, max_length: int, deadline: float | None = None) -> tuple[dict[str, Any] | None, int]:
+    """A model of `entries` found by mutating `near`'s values, and the evaluations spent (fewer
+    when the `deadline`, a `perf_counter` time, passes)."""
+    q = Query.of(list(entries))
+    if not q.free:
+        return None, 0
+    seed = {n: near[n] if n in near else _default(s) for n, s in q.free.items()}  # no `get`: a
+    # fresh input's `get` would draw a value
+    env, best = seed, q.score(dict(seed)) or (-1, 0.0)
+    spent = 1
+    names = list(q.free)
+    alphabet = tokens.alphabet()
+    while best[0] < len(entries) and spent < evaluations:
+        if deadline is not None and spent % 16 == 0 and time.perf_counter() > deadline:
+            break
+        # Most models are a mutation or two away from the run's own values: half the candidates
+        # start from them again, the others from the walk's current place (a plateau of equal
+        # scores is crossed by walking it).
+        candidate = dict(seed if rng.random() < 0.5 else env)
+        for _ in range(rng.choice((1, 1, 2, 3))):
+            name = rng.choice(names)
+            candidate[name] = _mutated(rng, q.free[name], candidate[name], tokens, alphabet, max_length)
+        score = q.score(candidate, best[0])
+        spent += 1
+        if score is not None and score >= best:
+            env, best = candidate, score
+    if best[0] < len(entries):
+        return None, spent
+    return {n: env[n] for n in q.free}, spent
+
+
+def _distance(e: Expr, env: dict[str, Any], memo: dict[int, Any], want: bool) -> float:
+    """How far `e` is from evaluating to `want`: the gap of a comparison of numbers, the sum
+    over a conjunction's failing parts, the least over a disjunction's; 1 where no gap is
+    measured (strings, booleans)."""
+    if e.op is Op.NOT:
+        return _distance(e.args[0], env, memo, not want)
+    if e.op in (Op.AND, Op.OR):
+        parts = [_distance(a, env, memo, want) for a in e.args
+                 if evaluate(a, env, memo) is not want]
+        if not parts:
+            return 0.0
+        return sum(parts) if (e.op is Op.AND) == want else min(parts)
+    if e.op in (Op.LT, Op.LE, Op.EQ):
+        a, b = (evaluate(arg, env, memo) for arg in e.args)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+            gap = float(a) - float(b)
+            if e.op is Op.EQ:
+                return abs(gap) if want else 1.0
+            strict = e.op is Op.LT
+            if want:  # a < b (or a <= b) wanted: the amount a is too large by
+                return max(gap + (1 if strict else 0), 0.0)
+            return max(-gap + (0 if strict else 1), 0.0)  # a >= b (or a > b) wanted
+    return 0.0 if evaluate(e, env, memo) is want else 1.0
+
+
+def _normalized(d: float) -> float:
+    """A distance in [0, 1): one more entry held always outweighs nearing another. On a log
+    scale, so gaps of 10^15 and 10^16 (an overflow's bound) still compare."""
+    if d != d or d == float("inf"):
+        return 1.0
+    g = math.log1p(d)
+    return g / (g + 1.0)
+
+
+def _mutated(rng: random.Random, sort: Sort, value: Any, tokens: Tokens, alphabet: str, max_length: int) -> Any:
+    if sort is Sort.STRING:
+        return _mutated_string(rng, value if isinstance(value, str) else "", tokens, alphabet)[:max_length]
+    if sort is Sort.INT:
+        return _mutated_int(rng, value if isinstance(value, int) else 0, tokens)
+    if sort is Sort.BOOL:
+        return not value
+    if sort is Sort.FLOAT:
+        return float(_mutated_int(rng, int(value) if isinstance(value, float) and value == value
+                                  and abs(value) < 2**62 else 0, tokens))
+    return value
+
+
+def _mutated_string(rng: random.Random, s: str, tokens: Tokens, alphabet: str) -> str:
+    roll = rng.random()
+    at = rng.randint(0, len(s))
+    if roll < 0.25 and s:  # one character for another, a digit for a digit most of all
+        i = rng.randrange(len(s))
+        pool = DIGITS if s[i].isdigit() and rng.random() < 0.7 else alphabet
+        return s[:i] + rng.choice(pool) + s[i + 1:]
+    if roll < 0.4 and s:  # a character or a short run dropped
+        return s[:at] + s[at + rng.randint(1, 3):]
+    if roll < 0.5:
+        return s[:at] + rng.choice(alphabet) + s[at:]
+    if roll < 0.55 and tokens.separators:
+        return s[:at] + rng.choice(tokens.separators) + s[at:]
+    if roll < 0.65:
+        return s[:at] + tokens.token(rng) + s[at:]
+    if roll < 0.9 and tokens.separators:
+        # one more field or item, where the text has its separators: "60h" -> "60h 5m"
+        sep = rng.choice(tokens.separators)
+        cuts = [0, len(s)] + [i for i, c in enumerate(s) if c == sep]
+        cut = rng.choice(cuts)
+        piece = tokens.token(rng) + (rng.choice(tokens.strings) if tokens.strings and rng.random() < 0.5 else "")
+        return s[:cut] + piece + sep + s[cut:] if cut == 0 else s[:cut] + sep + piece + s[cut:]
+    if s and rng.random() < 0.5:  # a field or item dropped
+        sep = rng.choice(tokens.separators) if tokens.separators else " "
+        fields = s.split(sep)
+        if len(fields) > 1:
+            del fields[rng.randrange(len(fields))]
+            return sep.join(fields)
+    return rng.choice(tokens.strings) if tokens.strings else s
+
+
+def _mutated_int(rng: random.Random, n: int, tokens: Tokens) -> int:
+    roll = rng.random()
+    if roll < 0.3 and tokens.ints:
+        out = rng.choice(tokens.ints)
+    elif roll < 0.7:
+        out = n + rng.choice((-1, 1, -2, 2, -10, 10))
+    elif roll < 0.8:
+        out = -n
+    elif roll < 0.9:
+        out = n * rng.choice((2, 10)) if n else 1
+    else:
+        out = n // 2
+    return max(INT_MIN, min(INT_MAX, out))
+
+
+def _default(sort: Sort) -> Any:
+    return {Sort.STRING: "", Sort.INT: 0, Sort.BOOL: False, Sort.FLOAT: 0.0}.get(sort, 0)
+
+
+def _collect_vars(e: Expr, sorts: dict[str, Sort]) -> None:
+    stack, seen = [e], set()
+    while stack:
+        node = stack.pop()
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        if node.op is Op.VAR:
+            sorts[node.value] = node.sort
+        elif node.vars:
+            stack.extend(node.args)
+
+
+def _ordered(defs: Sequence[Definition], known: set[str]) -> list[Definition]:
+    """The definitions in an order where each one's source is computable from what comes before
+    (a line's fields are cut from a part of the lines); one whose source never is, is left out
+    (its variables then stay as the query found them: the evaluation says no)."""
+    out, pending, have = [], list(defs), set(known)
+    while pending:
+        ready = [d for d in pending if d.source.vars <= have]
+        if not ready:
+            break
+        for d in ready:
+            out.append(d)
+            pending.remove(d)
+            have.update(_outputs(d))
+    return out
+
+
+def _outputs(d: Definition) -> list[str]:
+    """The variables a split definition defines: its count, then its parts in order."""
+    prefix = d.count[: -len(".$len")]
+    return [d.count, *(f"{prefix}[{j}]" for j in range(len(d.cases)))]
