@@ -31,7 +31,7 @@ import z3
 
 from ingot.symbolic import nearby, straight_line
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
-from ingot.symbolic.z3_strings import STRING_OPS
+from ingot.symbolic.z3_strings import STRING_OPS, string_of, string_val
 from ingot.symbolic.z3_strings import translate as translate_string_op
 
 
@@ -439,7 +439,7 @@ def _const(value: Any, sort: Sort, ctx: z3.Context) -> z3.ExprRef:
         return z3.IntVal(int(value), ctx)
     if sort is Sort.FLOAT:
         return z3.RealVal(Fraction(value) if value == value and abs(value) != float("inf") else 0, ctx)
-    return z3.StringVal(value, ctx)
+    return string_val(value, ctx)
 
 
 def _value(v: z3.ExprRef, sort: Sort) -> Any:
@@ -451,7 +451,7 @@ def _value(v: z3.ExprRef, sort: Sort) -> Any:
         if z3.is_rational_value(v):
             return float(Fraction(v.numerator_as_long(), v.denominator_as_long()))
         return float(v.as_decimal(17).rstrip("?"))
-    return v.as_string()
+    return string_of(v)
 
 
 def _satisfies(query: list[Expr], model: dict[str, Any]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import z3
@@ -11,6 +12,30 @@ from ingot.symbolic.string_ops import Regex
 
 # Z3's characters stop here (its default Unicode range); a class reaching past it is cut.
 MAX_CHAR = 0x2FFFF
+
+# A surrogate code point is no character of a BAML string (its strings are UTF-8): one in a
+# model becomes this.
+REPLACEMENT = "\ufffd"
+
+
+def string_val(value: str, ctx: z3.Context) -> z3.SeqRef:
+    """A string constant by its code points. `z3.StringVal` would read escapes in the text
+    (a literal `\\u{41}` became "A") and cannot hold a character past Latin-1 unescaped."""
+    codes = [ord(c) for c in value]
+    if any(c > MAX_CHAR for c in codes):
+        raise z3.Z3Exception(f"a character past Z3's range in {value!r}")
+    chars = (ctypes.c_uint * max(len(codes), 1))(*codes)
+    return z3.SeqRef(z3.Z3_mk_u32string(ctx.ref(), len(codes), chars), ctx)
+
+
+def string_of(v: z3.ExprRef) -> str:
+    """A string value of a model, by its code points: `as_string` escapes NUL and every
+    character past Latin-1 (U+3000 came back as the eight characters `\\u{3000}`)."""
+    n = z3.Z3_get_string_length(v.ctx_ref(), v.as_ast())
+    chars = (ctypes.c_uint * max(n, 1))()
+    z3.Z3_get_string_contents(v.ctx_ref(), v.as_ast(), n, chars)
+    return "".join(REPLACEMENT if 0xD800 <= chars[i] <= 0xDFFF else chr(chars[i]) for i in range(n))
+
 
 STRING_OPS = frozenset({Op.INDEX_OF, Op.LAST_INDEX_OF, Op.SUBSTR, Op.REPLACE, Op.REPLACE_ALL, Op.TO_INT,
                         Op.TO_CODE, Op.FROM_INT, Op.IN_RE})
@@ -58,10 +83,10 @@ def _regex(r: Regex, ctx: z3.Context) -> z3.ReRef:
             return z3.Empty(z3.ReSort(z3.StringSort(ctx)))
         return ranges[0] if len(ranges) == 1 else z3.Union(*ranges)
     if kind == "lit":
-        return z3.Re(z3.StringVal(r[1], ctx))
+        return z3.Re(string_val(r[1], ctx))
     if kind == "nocase":
-        parts = [z3.Union(z3.Re(z3.StringVal(c.lower(), ctx)), z3.Re(z3.StringVal(c.upper(), ctx)))
-                 if c.isalpha() else z3.Re(z3.StringVal(c, ctx)) for c in r[1]]
+        parts = [z3.Union(z3.Re(string_val(c.lower(), ctx)), z3.Re(string_val(c.upper(), ctx)))
+                 if c.isalpha() else z3.Re(string_val(c, ctx)) for c in r[1]]
         return parts[0] if len(parts) == 1 else z3.Concat(*parts)
     if kind == "seq":
         parts = [_regex(p, ctx) for p in r[1:]]
