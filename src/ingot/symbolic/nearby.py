@@ -8,8 +8,8 @@ from the run's values (half the candidates) or the walk's current place, mutate 
 once to three times (a character replaced, inserted or dropped, a field of the program's own
 literals added at a separator, a number moved), evaluate every entry of the query with BAML's
 semantics (`expr.evaluate`) and move when no fewer entries hold and the others are no farther
-from holding (Korel's branch distance). A model it returns satisfies the whole query by evaluation, so it is as good as
-Z3's; finding none proves nothing (the answer stays unknown).
+from holding (Korel's branch distance). A model it returns satisfies the whole query by
+evaluation, so it is as good as Z3's; finding none proves nothing (the answer stays unknown).
 
 The variables a `split` defines (`$split...`: its parts and their count) are not searched:
 they are computed from the string that was cut after every mutation, as the definition on the
@@ -79,8 +79,8 @@ class Query:
         for e in entries:
             _collect_vars(e, sorts)
         defs = [d for d in (definition_of(e) for e in entries) if d is not None]
-        # A part whose definition the query left out (sliced away: nothing else in it depends on
-        # the string cut) is as free as an input.
+        # A part whose definition is not in the query is as free as an input (a model that sets
+        # it is a candidate the run confirms or not, as Z3's would be).
         derived_names = {n for d in defs for n in _outputs(d)}
         free = {n: s for n, s in sorted(sorts.items()) if n not in derived_names}
         return cls(entries, free, _ordered(defs, set(free)))

@@ -9,14 +9,16 @@ under any load) and a wall-clock timeout (bounded by `deadline`, the end of the
 caller's global budget, when set) as the upper bound; `timeout_ms` 0 drops the clock, so
 the resource limit alone decides and answers never depend on load. A query stopped by either is
 `unknown`: counted by cause (`unknown_rlimit`, `unknown_timeout`), never taken as
-unsat, and it never hangs the run. One `z3.Context` and one incremental Z3 solver
+unsat, and it never hangs the run; given the values of the run the query came from, the
+solver then searches near them (`nearby`). One `z3.Context` and one incremental Z3 solver
 per `Solver` (a push/pop scope per query), fixed random seeds: the same sequence of
 queries gives the same models, and the same answers whenever the resource limit, not
 the clock, stops a query.
 
 Encodings: INT is Z3 `Int` (BAML's range is asserted for every int variable;
 overflow is a CHECK the tracker records), DIV/MOD are encoded to truncate
-toward zero; FLOAT is Z3 `Real`; STRING is Z3 `String`.
+toward zero; FLOAT is Z3 `Real`; STRING is Z3 `String`, its constants and model values
+written and read by code point (`z3_strings.string_val`, `string_of`: no escape text).
 """
 
 from __future__ import annotations
