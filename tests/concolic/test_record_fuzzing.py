@@ -106,6 +106,15 @@ def test_aimed_mutations_replace_a_held_value_up_to_the_line_end_and_add_a_missi
     assert "retries=3\nworkers=0" in outs
 
 
+def test_at_the_length_limit_a_missing_key_replaces_a_line_rather_than_being_cut_off() -> None:
+    words = dictionary(LINES, "F")
+    full = "retries=1\nretries=22\nxyz_abc_"  # 30 characters: "\nworkers=0" would not fit in 32
+    rng = random.Random(0)
+    outs = {words.mutate_string(rng, full, 32, None, 0.5) for _ in range(1000)}
+    assert all(len(out) <= 32 for out in outs)
+    assert {"retries=1\nretries=22\nworkers=0", "workers=0\nretries=22\nxyz_abc_"} <= outs
+
+
 def test_without_lines_a_held_key_keeps_what_follows() -> None:
     """Where one separator parts both keys from values and records ("per&x"), what follows a
     key may be the next record: it stays."""

@@ -16,6 +16,7 @@ panic by construction (division, remainder, indexing, `assert.*`,
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -108,7 +109,7 @@ class Dictionary:
         input's value copied (a map key that should equal a looked-up item). Mutations aimed at a
         panic site (`nudge` > 0) are, with that probability, one of the `aimed_moves` that apply
         to `s`."""
-        moves = self.aimed_moves(s) if nudge else []
+        moves = self.aimed_moves(s, max_length) if nudge else []
         if moves and rng.random() < nudge:
             # one of the moves that apply, each as likely: a cascade of chances starved the last ones
             return rng.choice(moves)(rng, s)[:max_length]
@@ -148,7 +149,7 @@ class Dictionary:
             out = token
         return out[:max_length]
 
-    def aimed_moves(self, s: str) -> list[Callable[[random.Random, str], str]]:
+    def aimed_moves(self, s: str, max_length: int | None = None) -> list[Callable[[random.Random, str], str]]:
         """The mutations aimed at a panic site that apply to `s`: drop a separator (a count of
         fields or spaces steps down), move a number written in it (AFL's arithmetic on text: a
         parsed count or divisor steps to 0, an amount changes sign), give a key it holds a
@@ -161,7 +162,7 @@ class Dictionary:
         if any(values and k in s for k, values in self.settings.items()):
             moves.append(self.revalue_key)
         if any(k not in s for k in self.settings):
-            moves.append(self.add_setting)
+            moves.append(functools.partial(self.add_setting, max_length=max_length))
         return moves
 
     def drop_separator(self, rng: random.Random, s: str) -> str:
@@ -183,10 +184,20 @@ class Dictionary:
         setting = rng.choice(self.settings[key])
         return s[:at] + setting + s[self.value_end(s, at + len(key), setting[len(key)]):]
 
-    def add_setting(self, rng: random.Random, s: str) -> str:
-        # a key the input lacks comes with such a value, as one more record ("retries=3" -> "retries=3\nworkers=0")
+    def add_setting(self, rng: random.Random, s: str, max_length: int | None = None) -> str:
+        # a key the input lacks comes with such a value, as one more record ("retries=3" -> "retries=3\nworkers=0");
+        # an input at its length limit has one of its records replaced by it instead: appended, the
+        # setting would be cut off ("mode=batch\nretries=-1\nper_worker" is 32 characters)
         setting = rng.choice(self.settings[rng.choice([k for k in self.settings if k not in s])])
-        return s + self.between(rng, "") + setting if s else setting
+        if not s:
+            return setting
+        between = self.between(rng, "")
+        out = s + between + setting
+        if max_length is not None and len(out) > max_length and between in s:
+            records = s.split(between)
+            records[rng.randrange(len(records))] = setting
+            out = between.join(records)
+        return out
 
     def value_end(self, s: str, at: int, sep: str) -> int:
         """Where the value a key at `at` holds in `s` ends: when the program reads lines and the
