@@ -22,6 +22,7 @@ exploration searches the same way on any machine, and after a resume.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -29,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate
+from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.straight_line import Definition, definition_of
 
 # Candidate inputs evaluated per query: a few hundred evaluations of a query cost about what
@@ -52,7 +53,9 @@ class Tokens:
     separators: list[str] = field(default_factory=list)  # one-character literals
     ints: list[int] = field(default_factory=list)
 
+    @functools.cached_property
     def alphabet(self) -> str:
+        """The characters a mutation inserts or substitutes (computed once: the literals are fixed)."""
         chars = set(DIGITS + " -")
         for s in self.strings + self.separators:
             chars.update(s)
@@ -76,12 +79,16 @@ class Query:
     @classmethod
     def of(cls, entries: list[Expr]) -> Query:
         sorts: dict[str, Sort] = {}
+        seen: dict[int, Any] = {}
         for e in entries:
-            _collect_vars(e, sorts)
+            for node in post_order(e, seen):
+                seen[node.id] = None
+                if node.op is Op.VAR:
+                    sorts[node.value] = node.sort
         defs = [d for d in (definition_of(e) for e in entries) if d is not None]
         # A part whose definition is not in the query is as free as an input (a model that sets
         # it is a candidate the run confirms or not, as Z3's would be).
-        derived_names = {n for d in defs for n in _outputs(d)}
+        derived_names = {n for d in defs for n in d.outputs()}
         free = {n: s for n, s in sorted(sorts.items()) if n not in derived_names}
         return cls(entries, free, _ordered(defs, set(free)))
 
@@ -119,9 +126,8 @@ class Query:
                 return False
             if not isinstance(text, str):
                 return False
-            sep = bytes.fromhex(d.count[: -len(".$len")].rsplit(".", 1)[1]).decode()
-            parts = text.split(sep)
-            count, *names = _outputs(d)
+            parts = text.split(d.separator)
+            count, *names = d.outputs()
             env[count] = len(parts)
             for j, name in enumerate(names):
                 env[name] = parts[j] if j < len(parts) else ""
@@ -140,7 +146,7 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
     env, best = seed, q.score(dict(seed)) or (-1, 0.0)
     spent = 1
     names = list(q.free)
-    alphabet = tokens.alphabet()
+    alphabet = tokens.alphabet
     while best[0] < len(entries) and spent < evaluations:
         if deadline is not None and spent % 16 == 0 and time.perf_counter() > deadline:
             break
@@ -188,7 +194,7 @@ def _distance(e: Expr, env: dict[str, Any], memo: dict[int, Any], want: bool) ->
 def _normalized(d: float) -> float:
     """A distance in [0, 1): one more entry held always outweighs nearing another. On a log
     scale, so gaps of 10^15 and 10^16 (an overflow's bound) still compare."""
-    if d != d or d == float("inf"):
+    if not math.isfinite(d):
         return 1.0
     g = math.log1p(d)
     return g / (g + 1.0)
@@ -257,19 +263,6 @@ def _default(sort: Sort) -> Any:
     return {Sort.STRING: "", Sort.INT: 0, Sort.BOOL: False, Sort.FLOAT: 0.0}.get(sort, 0)
 
 
-def _collect_vars(e: Expr, sorts: dict[str, Sort]) -> None:
-    stack, seen = [e], set()
-    while stack:
-        node = stack.pop()
-        if node.id in seen:
-            continue
-        seen.add(node.id)
-        if node.op is Op.VAR:
-            sorts[node.value] = node.sort
-        elif node.vars:
-            stack.extend(node.args)
-
-
 def _ordered(defs: Sequence[Definition], known: set[str]) -> list[Definition]:
     """The definitions in an order where each one's source is computable from what comes before
     (a line's fields are cut from a part of the lines); one whose source never is, is left out
@@ -282,11 +275,5 @@ def _ordered(defs: Sequence[Definition], known: set[str]) -> list[Definition]:
         for d in ready:
             out.append(d)
             pending.remove(d)
-            have.update(_outputs(d))
+            have.update(d.outputs())
     return out
-
-
-def _outputs(d: Definition) -> list[str]:
-    """The variables a split definition defines: its count, then its parts in order."""
-    prefix = d.count[: -len(".$len")]
-    return [d.count, *(f"{prefix}[{j}]" for j in range(len(d.cases)))]

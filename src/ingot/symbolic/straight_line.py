@@ -40,6 +40,16 @@ class Definition:
     source: Expr  # the string that was cut
     cases: dict[int, tuple[Expr, Expr]]  # count -> (the case, the parts joined)
 
+    # The names follow `_Parts`: `$split<id>.<separator in hex>.$len` and `...[j]` for the parts.
+    @property
+    def separator(self) -> str:
+        return bytes.fromhex(self.count[: -len(".$len")].rsplit(".", 1)[1]).decode()
+
+    def outputs(self) -> list[str]:
+        """The variables the definition defines: its count, then its parts in order."""
+        prefix = self.count[: -len(".$len")]
+        return [self.count, *(f"{prefix}[{j}]" for j in range(len(self.cases)))]
+
 
 def definition_of(e: Expr) -> Definition | None:
     """The split definition `e` is (`_Parts.definition`), or None."""
