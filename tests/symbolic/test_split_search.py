@@ -1,7 +1,11 @@
-"""Queries over splits answered in their straight-line cases, and only true unsat claims.
+"""A name looked up among a split's parts, past the parts this run had; only true unsat claims.
 
-A split's definition is a disjunction over its count of parts; `straight_line` asks one count
-at a time (fewest parts first) and may claim unsat only when every count was tried.
+`header.split(",").index_of(name)` on a run whose header has one field: a longer header
+is another input, and the solver must be able to ask for it in one query ("the name is the
+third field, and a two-field row is too short for it"), not one more field per run. The
+split's parts past this run's are variables of its definition already; `index_of` ranges
+over them (`string_models.parts_beyond`), and the straight-line cases of the nested splits
+answer the query at a header of three parts rather than giving up at the fewest.
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
+from ingot.runtime.errors import BamlRaise
 from ingot.stdlib import REGISTRY
+from ingot.stdlib.string_models import parts_beyond
 from ingot.symbolic import straight_line
 from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.runtime import TrackerRuntime
-from ingot.symbolic.solver import Solver
+from ingot.symbolic.shadow import Opt
+from ingot.symbolic.solver import DEFAULT_STRING_MODEL_UNITS, Solver
 
 FRAME = SimpleNamespace(fn=SimpleNamespace(name="T", index=0), pc=1, ctx=0)
 
@@ -23,6 +30,63 @@ def model(t: TrackerRuntime, key: str, args: list[Any], shadows: list[Any]) -> t
     spec = REGISTRY[key]
     assert spec.model is not None, key
     return spec.model(t, FRAME, spec.impl, args, shadows)
+
+
+def column_after_split(csv: str, column: str) -> tuple[TrackerRuntime, Opt, Expr, list[str]]:
+    """Track `rows = csv.lines(); header = rows[0].split(","); col = header.index_of(column);
+    f = rows[1].split(",")` and return the tracker, `col`'s shadow and `f.length()`'s."""
+    t = TrackerRuntime(Interner(), None)
+    x = t.x
+    rows, _ = model(t, "string.lines", [csv], [x.var("csv", Sort.STRING)])
+    header, _ = model(t, "string.split", [rows[0], ","], [t.hget(rows, 0), None])
+    _, col = model(t, "array.index_of", [header, column], [None, x.var("column", Sort.STRING)])
+    fields, _ = model(t, "string.split", [rows[1], ","], [t.hget(rows, 1), None])
+    lines, n = t.hget(rows, "$len"), t.hget(fields, "$len")
+    assert isinstance(col, Opt) and isinstance(lines, Expr) and isinstance(n, Expr)
+    t.assume(FRAME, x.le(x.const(2), lines))  # the path: the program read `rows[1]`
+    return t, col, n, header
+
+
+def header_and_row(csv: str) -> tuple[list[str], list[str]]:
+    rows = REGISTRY["string.lines"].impl(csv)
+    return REGISTRY["string.split"].impl(rows[0], ","), REGISTRY["string.split"].impl(rows[1], ",")
+
+
+def panics(csv: str, column: str) -> bool:
+    """Does `f[col]` panic on these values?"""
+    header, fields = header_and_row(csv)
+    try:
+        REGISTRY["array.get_index"].impl(fields, REGISTRY["array.index_of"].impl(header, column))
+    except BamlRaise:
+        return True
+    return False
+
+
+def test_a_name_past_the_runs_fields_is_one_query_away() -> None:
+    t, col, n, header = column_after_split("a\n1,2", "z")
+    x = t.x
+    assert len(header) == 1 and len(parts_beyond(t, header)) == t.max_parts - 1
+    # a row of two fields or more (the program skips shorter ones), and the name found at or
+    # past its end: the index read panics, so the name is a third field or later
+    goal = x.and_(x.le(x.const(2), n), col.present, x.le(n, col.payload))
+    solver = Solver(model_units_cap=DEFAULT_STRING_MODEL_UNITS)  # the explorer's per-query limits
+    result = solver.solve([e.observed for e in t.trace.path] + [goal])
+    assert result.status == "sat", result.status
+    assert result.model is not None
+    csv, column = result.model["csv"], result.model["column"]
+    header, fields = header_and_row(csv)
+    assert column in header[2:] and len(fields) <= header.index(column), (csv, column)
+    assert panics(csv, column)
+
+
+def test_a_changed_length_drops_the_parts_beyond() -> None:
+    """After a push the parts past the run's end no longer follow the array's elements."""
+    t = TrackerRuntime(Interner(), None)
+    x = t.x
+    parts, _ = model(t, "string.split", ["a,b", ","], [x.var("s", Sort.STRING), None])
+    assert parts_beyond(t, parts)
+    model(t, "array.push", [parts, "c"], [None, x.var("c", Sort.STRING)])
+    assert parts_beyond(t, parts) == []
 
 
 def split_of(t: TrackerRuntime, text: str, name: str) -> tuple[Expr, Expr, list[Any]]:

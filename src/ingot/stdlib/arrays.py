@@ -33,6 +33,7 @@ from ingot.runtime.render import render_value
 from ingot.semantics.types import ANY, BOOL, FLOAT, INT, NULL, STRING, FuncT, ListT, optional
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
 from ingot.stdlib.spec import Rows, T, Tracker, U, sig
+from ingot.stdlib.string_models import parts_beyond
 from ingot.symbolic.expr import Expr, Op
 from ingot.symbolic.shadow import Opt, Shadow
 
@@ -267,8 +268,11 @@ def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
     """`includes`/`index_of`/`last_index_of` on ints, strings and bools: `_same` is `==` on them.
 
     Element `i` matches when it is there (`i < $len`, for a symbolic length) and equals the
-    item. Elements past this run's length have no expression here, so a symbolic length is
-    assumed to be at most this run's (negatable, like a concretization).
+    item. On a split's parts the elements a longer input would have are variables too
+    (`parts_beyond`), so the model ranges over them, up to the split's bound: a column found
+    third in a header the run cut into one field. Elsewhere elements past this run's length have
+    no expression, so a symbolic length is assumed to be at most this run's (negatable, like a
+    concretization).
     """
     def model(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
               shadows: list[Shadow]) -> tuple[Any, Shadow]:
@@ -288,10 +292,14 @@ def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
                 match = x.and_(x.lt(x.const(i), n), match)
             matches.append(match)
         if isinstance(n, Expr):
-            t.assume(frame, x.le(n, x.const(len(xs))))
+            beyond = parts_beyond(t, xs) if type(item) is str else []
+            for i, e in enumerate(beyond, len(xs)):
+                matches.append(x.and_(x.lt(x.const(i), n), x.eq(e, target)))
+            if not beyond:
+                t.assume(frame, x.le(n, x.const(len(xs))))
         if kind == "includes":
             return result, x.or_(*matches)
-        order = range(len(xs)) if kind == "index_of" else range(len(xs) - 1, -1, -1)
+        order = range(len(matches)) if kind == "index_of" else range(len(matches) - 1, -1, -1)
         position = x.const(-1)
         for i in reversed(order):
             position = x.ite(matches[i], x.const(i), position)

@@ -14,7 +14,7 @@ loop over `s.split(",")` branches on the input itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ingot.runtime import _unicode as uni
@@ -170,10 +170,32 @@ def _replace_all(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[
 
 # -- arrays of parts -----------------------------------------------------------------------------
 
-def _store(t: Tracker, items: list[Any], length: Expr, elements: list[Expr]) -> None:
+def _store(t: Tracker, items: list[Any], length: Expr, elements: list[Expr],
+           beyond: Sequence[Expr] = ()) -> None:
+    """Give `items` its elements' and its length's shadows, and (`beyond`) the elements a longer
+    input would give past this run's, up to the model's bound (`parts_beyond`)."""
     for i, e in enumerate(elements):
         t.hset(items, i, e)
     t.hset(items, "$len", length)
+    if beyond:
+        t.hset(items, "$beyond", length)  # the length they go with: a push or a pop replaces it
+        for j, e in enumerate(beyond, len(elements)):
+            t.hset(items, ("$beyond", j), e)
+
+
+def parts_beyond(t: Tracker, items: list[Any]) -> list[Expr]:
+    """The elements a longer input would put past this run's end of a split's (or lines') parts,
+    each meaningful when its index is below the symbolic length; [] when `items` is not such
+    parts or its length changed since (`_store`'s guard)."""
+    n = t.hget(items, "$len")
+    if n is None or t.hget(items, "$beyond") is not n:
+        return []
+    out = []
+    j = len(items)
+    while isinstance(e := t.hget(items, ("$beyond", j)), Expr):
+        out.append(e)
+        j += 1
+    return out
 
 
 def _characters(t: Tracker, items: list[Any], s: Expr, code: bool) -> None:
@@ -262,7 +284,7 @@ def _split(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow
     if parts is None:
         t.concretize(frame, shadows[0], args[0])
         return result, None
-    _store(t, result, parts.count, parts.parts[:len(result)])
+    _store(t, result, parts.count, parts.parts[:len(result)], parts.parts[len(result):])
     return result, None
 
 
@@ -283,15 +305,15 @@ def _lines(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow
     if "\r" not in args[0]:
         # The usual text: no `\r` to drop (assumed, so lines are the parts themselves).
         t.assume(frame, x.not_(x.str_pred(Op.CONTAINS, s, x.const("\r"))))
-        _store(t, result, count, parts.parts[:len(result)])
+        _store(t, result, count, parts.parts[:len(result)], parts.parts[len(result):])
         return result, None
     lines = []
-    for j in range(len(result)):
+    for j in range(parts.bound):
         p = parts.parts[j]
         cut = x.str_op(Op.SUBSTR, p, x.const(0), x.arith(Op.SUB, x.length(p), one))
         stripped = x.ite(x.str_pred(Op.SUFFIX, p, x.const("\r")), cut, p)
         lines.append(x.ite(parts.is_last(j), p, stripped))
-    _store(t, result, count, lines)
+    _store(t, result, count, lines[:len(result)], lines[len(result):])
     return result, None
 
 
