@@ -115,6 +115,18 @@ def test_mutations_repeat_and_drop_parts() -> None:
     assert {"r:a:up:up", "r:a:up:up:up", "r:up", "r:a:a:up"} <= outs
 
 
+def test_one_item_fewer_drops_each_field_then_each_separator() -> None:
+    """An input that reached a panic site with one item too many (a path whose stack keeps
+    "x") comes back with each of its fields dropped, separator and all, then each separator."""
+    words = Dictionary(strings=["/api/", ".."], separators=["/", "."])
+    outs = words.fewer_parts("/a/../x/")
+    assert outs[:3] == ["/../x/", "/a/x/", "/a/../"]  # the fields, in order
+    assert "a/../x/" in outs and "/a..x/" not in outs  # one separator at a time
+    assert "/a/./x/" in outs  # "." is a separator too: one dropped from ".."
+    assert words.fewer_parts("///") == ["//"]  # no field: a separator only
+    assert words.fewer_parts("") == []
+
+
 def test_aimed_mutations_change_an_amount_s_sign() -> None:
     program = ingot.load(HERE / "audit.baml")
     words = Dictionary.of(program.view.bytecode, ["Audit"])

@@ -11,7 +11,9 @@ execution). `PanicAims` turns a reach of a site that has not panicked yet into c
 negate the entries just before it, nearest first, those in the site's own function before
 the others; a child that reaches the site again is aimed from there in turn (one more
 iteration each generation). A per-site budget bounds the children, and the flips bypass the
-revisit cap, which is meant for coverage.
+revisit cap, which is meant for coverage. A reach closer to panicking than any before also
+queues the run's inputs with one item fewer, one field or separator dropped at a time
+(`fewer_items`): a panic that needs one segment fewer on a stack is a count no query asks for.
 
 A branch whose other edge is uncovered is aimed at the same way (`aim_at_branches`): its
 condition was concrete on the run (`valid >= 3` after a loop that counted, `total > 5000` on
@@ -57,6 +59,9 @@ BRANCH_AIM_PRIORITY = 35
 # 27 runs of a queue export's exploration, and the flips that would have made a line parse found
 # the models off.
 BRANCH_AIM_MODEL_SHARE = 0.25
+# Inputs with one item fewer (`fewer_items`) queued per string of a run that came closer to
+# panicking at a site, and per site over the search.
+FEWER_PER_REACH, FEWER_PER_SITE = 24, 96
 
 
 @dataclass
@@ -73,6 +78,7 @@ class PanicAims:
     # rather than decide its operands, so no child is aimed at it through them again
     guards: dict[Site, set[int]] = field(default_factory=dict)
     model_units: int = 0  # the string models' units its queries spent (`BRANCH_AIM_MODEL_SHARE`)
+    fewer: dict[Site, int] = field(default_factory=dict)  # site -> inputs queued with one item fewer
 
     def aimed(self) -> set[Site]:
         """Sites aimed at through the conditions deciding their operands."""
@@ -89,6 +95,16 @@ class PanicAims:
                 seeds.append((distance, n, run.assignment))
             seeds.sort(key=lambda s: (s[0], s[1]))
             del seeds[REACHERS_PER_SITE:]
+
+    def closer(self, run: RunResult, pending: set[Site]) -> list[tuple[Site, float]]:
+        """(site, priority) of each pending site the run came closer to panicking at than any run
+        before it (to be asked before `targets` records the run's distances)."""
+        out = []
+        for site, (_, _, distance, _) in run.trace.reached.items():
+            best = self.closest.get(site)
+            if site in pending and (best is None or distance < best):
+                out.append((site, max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance)))
+        return out
 
     def targets(self, run: RunResult, pending: set[Site]) -> list[tuple[Site, int, float]]:
         """(site, path position, priority) of each reach worth aiming from: sites still pending
@@ -147,20 +163,47 @@ class PanicAims:
     def state(self) -> dict[str, Any]:
         return {"flips": dict(self.flips), "tried": set(self.tried), "reach_runs": dict(self.reach_runs),
                 "reachers": {k: list(v) for k, v in self.reachers.items()}, "closest": dict(self.closest),
-                "guards": {k: set(v) for k, v in self.guards.items()}, "model_units": self.model_units}
+                "guards": {k: set(v) for k, v in self.guards.items()}, "model_units": self.model_units,
+                "fewer": dict(self.fewer)}
 
     @classmethod
     def load(cls, state: dict[str, Any]) -> PanicAims:
         return cls(dict(state["flips"]), set(state["tried"]), dict(state["reach_runs"]),
                    {k: list(v) for k, v in state["reachers"].items()}, dict(state["closest"]),
-                   {k: set(v) for k, v in state["guards"].items()}, state["model_units"])
+                   {k: set(v) for k, v in state["guards"].items()}, state["model_units"],
+                   dict(state.get("fewer", {})))
 
 
 def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Site], boost: int) -> None:
-    """Queue children that negate the conditions before each pending panic site the run reached."""
+    """Queue children that negate the conditions before each pending panic site the run reached,
+    and, where it came closer to panicking than any run before, its inputs with one item fewer."""
     aims: PanicAims = explorer.aims
     aims.learn(job.reason, run.trace.reached)
+    closer = aims.closer(run, pending)
     aim(explorer, aims, run, aims.targets(run, pending), "aim:", boost)
+    for site, priority in closer:
+        fewer_items(explorer, aims, run, site, priority, boost)
+
+
+def fewer_items(explorer: Explorer, aims: PanicAims, run: RunResult, site: Site, priority: float, boost: int) -> None:
+    """Queue the run's input with each of its strings one item fewer (`Dictionary.fewer_parts`):
+    a field or a separator dropped, one at a time, as AFL's deterministic stage deletes blocks.
+
+    A panic that needs one item fewer than the closest run had (a stack of path segments left
+    empty by one more `..`) is where the solver cannot help: the items were counted concretely,
+    or cut by a split past the parts it models. Random mutation finds the one field to drop
+    rarely; trying each in turn finds it at once."""
+    from ingot.concolic.explore import Job
+
+    for name, value in sorted(run.assignment.items()):
+        if not isinstance(value, str):
+            continue
+        for text in explorer.dictionary.fewer_parts(value)[:FEWER_PER_REACH]:
+            if aims.fewer.get(site, 0) >= FEWER_PER_SITE:
+                return
+            aims.fewer[site] = aims.fewer.get(site, 0) + 1
+            explorer.push(Job({**run.assignment, name: text}, 0, None, f"fewer:{site[0]}@{site[1]}", boost),
+                          priority)
 
 
 def aim_at_branches(explorer: Explorer, job: Job, run: RunResult, open_branches: set[Site], boost: int) -> None:

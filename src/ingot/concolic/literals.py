@@ -169,6 +169,24 @@ class Dictionary:
         at = rng.choice([i for i, c in enumerate(s) if c in self.separators and not c.isalnum()])
         return s[:at] + s[at + 1:]
 
+    def fewer_parts(self, s: str) -> list[str]:
+        """Every `s` with one item fewer, as AFL's deterministic stage deletes each block in turn:
+        one non-empty field dropped with its separator ("/a/../x/" -> "/a/../"), for each of the
+        program's separators `s` holds (the most frequent first: the one that parts its records),
+        then one separator dropped ("a,b" -> "ab")."""
+        out: dict[str, None] = {}
+        seps = sorted({c for c in s if c in self.separators and not c.isalnum()}, key=lambda c: (-s.count(c), c))
+        for sep in seps:
+            parts = s.split(sep)
+            for i, p in enumerate(parts):
+                if p:
+                    out[sep.join(parts[:i] + parts[i + 1:])] = None
+        for at, c in enumerate(s):
+            if c in seps:
+                out[s[:at] + s[at + 1:]] = None
+        out.pop(s, None)
+        return list(out)
+
     @staticmethod
     def move_number(rng: random.Random, s: str) -> str:
         m = rng.choice(list(DIGIT_RUN.finditer(s)))
