@@ -123,3 +123,23 @@ def test_unsat_cases_are_no_proof_while_others_remain() -> None:
     whole = Solver().solve(query)
     assert whole.status == "sat" and whole.model is not None
     assert whole.model["a"].count(",") + whole.model["b"].count(",") + 2 >= 9
+
+
+def test_the_search_over_parts_beyond_is_exact_on_the_run() -> None:
+    """With the cut string fixed to the run's value, the search's shadow can only be its result:
+    the parts past the run's end are below the count there, never a match."""
+    for text, item in [("a,b", "b"), ("a", "z"), ("", ""), ("x,,y", ""), ("p,q,r", "r")]:
+        t = TrackerRuntime(Interner(), None)
+        x = t.x
+        _, _, parts = split_of(t, text, "s")
+        result, found = model(t, "array.index_of", [parts, item], [None, x.var("item", Sort.STRING)])
+        assert isinstance(found, Opt) and parts_beyond(t, parts)
+        fixed = [x.eq(x.var("s", Sort.STRING), x.const(text)), x.eq(x.var("item", Sort.STRING), x.const(item))]
+        known = fixed + [e.observed for e in t.trace.path]
+        solver = Solver(timeout_ms=20000, rlimit=0)
+        assert solver.solve(known).status == "sat"
+        present = x.const(result is not None)
+        assert solver.solve(known + [x.not_(x.eq(found.present, present))]).status == "unsat", (text, item)
+        if result is not None:
+            other = x.not_(x.eq(found.payload, x.const(result)))
+            assert solver.solve(known + [found.present, other]).status == "unsat", (text, item)
