@@ -95,7 +95,7 @@ def test_a_split_query_is_answered_in_its_straight_line_case() -> None:
     assert result.status == "sat" and result.model is not None
     assert result.model["route"].split(":")[:2] == ["r", "up"]
     assert all(evaluate(q, result.model) is True for q in query[:j] + [goal])
-    assert straight_line.solve(Solver(), query[:j] + [goal], {}, 10_000, 0.0) is not None  # not the whole query
+    assert straight_line.solve(Solver(), query[:j] + [goal], {}, 10_000) is not None  # not the whole query
 
 
 def test_hit_counts_see_a_new_number_of_passes() -> None:

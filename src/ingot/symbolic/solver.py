@@ -296,7 +296,7 @@ class Solver:
                 names.setdefault(node_name, Sort.INT)
         if self._on_strings(query, names):
             # A split's definition as the straight-line case(s) the query allows: far cheaper.
-            straight = straight_line.solve(self, query, names, timeout, start)
+            straight = straight_line.solve(self, query, names, timeout)
             if straight is not None:
                 self.stats.time_s += time.perf_counter() - start
                 return straight

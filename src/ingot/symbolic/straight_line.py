@@ -157,8 +157,9 @@ def combinations(choices: list[list[int]]) -> Iterator[tuple[int, ...]]:
     return iter(sorted(itertools.product(*choices), key=lambda combo: (sum(combo), combo)))
 
 
-def solve(solver: Solver, query: list[Expr], names: dict[str, Sort], timeout: int, start: float) -> Result | None:
-    """The answer from straight-line cases of the query's split definitions; None: ask the whole query."""
+def solve(solver: Solver, query: list[Expr], names: dict[str, Sort], timeout: int) -> Result | None:
+    """The answer from straight-line cases of the query's split definitions; None: ask the whole
+    query. `timeout` (ms) bounds each case and, from the first, the cases in all."""
     from ingot.symbolic.solver import Result
 
     defs = [d for d in (definition_of(q) for q in query) if d is not None]
@@ -176,7 +177,7 @@ def solve(solver: Solver, query: list[Expr], names: dict[str, Sort], timeout: in
         if late or spent >= solver.string_rlimit() or tried > MAX_CASES:
             return None
         before = solver._units_seen
-        result = _solve_case(solver, query, defs, combo, names, timeout, start)
+        result = _solve_case(solver, query, defs, combo, names, timeout)
         spent += solver._units_seen - before
         if result is None or result.status != "unsat":
             return result
@@ -184,7 +185,7 @@ def solve(solver: Solver, query: list[Expr], names: dict[str, Sort], timeout: in
 
 
 def _solve_case(solver: Solver, query: list[Expr], defs: list[Definition], combo: tuple[int, ...],
-                names: dict[str, Sort], timeout: int, start: float) -> Result | None:
+                names: dict[str, Sort], timeout: int) -> Result | None:
     from ingot.symbolic.solver import Result
 
     try:
