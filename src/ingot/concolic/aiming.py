@@ -97,12 +97,13 @@ class PanicAims:
             del seeds[REACHERS_PER_SITE:]
 
     def closer(self, run: RunResult, pending: set[Site]) -> list[tuple[Site, float]]:
-        """(site, priority) of each pending site the run came closer to panicking at than any run
-        before it (to be asked before `targets` records the run's distances)."""
+        """Record how close the run came to panicking at each pending site it reached; (site,
+        priority) of those it came closer to than any run before (asked before `targets`)."""
         out = []
         for site, (_, _, distance, _) in run.trace.reached.items():
             best = self.closest.get(site)
             if site in pending and (best is None or distance < best):
+                self.closest[site] = distance
                 out.append((site, max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance)))
         return out
 
@@ -114,9 +115,8 @@ class PanicAims:
         for site, (_, last, distance, at) in run.trace.reached.items():
             if site not in pending or self.flips.get(site, 0) >= FLIPS_PER_SITE:
                 continue
-            best = self.closest.get(site)
-            priority = max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance - (best is not None and distance > best))
-            self.closest[site] = distance if best is None else min(best, distance)
+            farther = distance > self.closest.get(site, distance)  # `closer` recorded the least so far
+            priority = max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance - farther)
             out.extend((site, p, priority) for p in dict.fromkeys((at, last)) if p > 0)
         return out
 
