@@ -101,7 +101,7 @@ def makespan(order: list[str], cost: dict[str, float], workers: int) -> float:
 def edges_order(project: Path, functions: list[str]) -> list[str]:
     """The jobs by decreasing count of reachable branch edges (the order before costs were estimated)."""
     from ingot.api import load
-    from ingot.concolic.explore import reachable_edges
+    from ingot.concolic.edges import reachable_edges
 
     view = load(project, resolve_hosts=False).view
     return sorted(functions, key=lambda f: -len(reachable_edges(view, f)))

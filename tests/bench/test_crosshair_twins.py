@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 import ingot
-from ingot.concolic.explore import edge_label, reachable_edges
+from ingot.concolic.edges import edge_label, reachable_edges
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 APPS = BENCH / "explore" / "apps"

@@ -20,7 +20,8 @@ import pytest
 from witness_programs import SEEDS, bugs_found, checker, expected  # tests/ is no package
 
 import ingot
-from ingot.concolic.explore import Explorer, Options, edge_label, reachable_edges
+from ingot.concolic.edges import edge_label, reachable_edges
+from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.literals import Dictionary
 
 HERE = Path(__file__).resolve().parent / "catch_edges"

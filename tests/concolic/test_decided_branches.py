@@ -21,7 +21,8 @@ from witness_programs import (  # tests/ is no package
 )
 
 import ingot
-from ingot.concolic.explore import Explorer, Options, edge_key
+from ingot.concolic.edges import edge_key
+from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.uncovered_distance import UncoveredDistance
 
 HERE = Path(__file__).resolve().parent / "decided_branches"

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 import ingot
-from ingot.concolic.explore import Explorer, Options, edge_key, edge_label
+from ingot.concolic.edges import edge_key, edge_label
+from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.inputs import assignment_for
 from ingot.view import ListT, MapT, Prim, Ty
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 import ingot
-from ingot.concolic.explore import Exploration, reachable_edges
+from ingot.concolic.edges import reachable_edges
+from ingot.concolic.explore import Exploration
 
 APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
 

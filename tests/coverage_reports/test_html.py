@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 import ingot
-from ingot.concolic.explore import Exploration, edge_key
+from ingot.concolic.edges import edge_key
+from ingot.concolic.explore import Exploration
 from ingot.coverage import Coverage, html, write_html
 from ingot.coverage.html import COLORS, HEADER_PX, ROW_PX
 

@@ -6,7 +6,8 @@ from collections import Counter
 from typing import Any
 
 import ingot
-from ingot.concolic.explore import Exploration, edge_key
+from ingot.concolic.edges import edge_key
+from ingot.concolic.explore import Exploration
 from ingot.concolic.report import as_json
 from ingot.coverage import Coverage, Explored, build, lcov_text
 from ingot.coverage.replay import replay

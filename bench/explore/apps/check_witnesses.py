@@ -40,7 +40,8 @@ ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "llm"))  # the mock OpenAI server
 
 import ingot  # noqa: E402
-from ingot.concolic.explore import edge_label, reachable_edges, tracker_class  # noqa: E402
+from ingot.concolic.edges import edge_label, reachable_edges  # noqa: E402
+from ingot.concolic.explore import tracker_class  # noqa: E402
 from ingot.llm.mocks import Replies  # noqa: E402
 from ingot.llm.runtime import CallRecord, LlmRuntime  # noqa: E402
 from ingot.runtime.errors import BamlRaise  # noqa: E402

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import ingot
-from ingot.concolic.explore import Explorer, Options, edge_label
+from ingot.concolic.edges import edge_label
+from ingot.concolic.explore import Explorer, Options
 
 HERE = Path(__file__).resolve().parent
 OLD = HERE.parent

@@ -25,7 +25,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from ingot.concolic.explore import Options, reachable_functions
+from ingot.concolic.edges import reachable_functions
+from ingot.concolic.explore import Options
 from ingot.view import STRING, FunctionView, ListT, MapT, ProgramView
 
 T = TypeVar("T")

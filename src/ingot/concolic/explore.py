@@ -27,6 +27,7 @@ from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
 from ingot.concolic.aiming import PanicAims, aim_at_branches, aim_at_reaches, vain_checks
 from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.edges import EdgeKey, edge_key, edge_label, reachable_edges, reachable_functions
 from ingot.concolic.fuzzing import fresh_assignment, mutated, worth_mutating
 from ingot.concolic.hit_counts import HitCounts
 from ingot.concolic.inputs import InputBuilder, InputSpace, UnsupportedInput
@@ -41,12 +42,11 @@ from ingot.symbolic.nearby import Tokens
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
 from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
-from ingot.view import Edge, ProgramView, StmtId
+from ingot.view import Edge, ProgramView
 
 if TYPE_CHECKING:
     from ingot.concolic.checkpoint import StateDir
 
-EdgeKey = tuple[str, int, int]  # (function, block, target block)
 # Panics that are ingot's own bounds on a run, not the program's: the run was cut short.
 RUN_LIMITS = {"InstructionLimit": "step-limit", "StackOverflow": "depth-limit"}
 FAILURE_KEY = "$failure"  # a recorded mock that fails: {"$failure": "ParseFailed"}
@@ -745,55 +745,3 @@ def tracker_class(name: str) -> type[TrackedVM]:
     if name not in trackers:
         raise ValueError(f"unknown tracker {name!r} (choose from {', '.join(trackers)})")
     return trackers[name]
-
-
-def edge_key(e: Edge) -> EdgeKey:
-    return (e.site.function, e.site.block, e.target)
-
-
-def edge_label(view: ProgramView, key: EdgeKey) -> str:
-    """`F:bb3[T]->bb5 (true) at 12:7 `x > 5``: the edge, then where its condition is and its text."""
-    fn, block, target = key
-    fview = view.function(fn)
-    where = ""
-    if 0 <= block < len(fview.blocks):
-        span = fview.blocks[block].terminator.span
-        pos = span.start
-        text = " ".join(span.source.text[span.start_offset:span.end_offset].split())
-        if len(text) > 60:
-            text = text[:57] + "..."
-        where = f" at {pos.line}:{pos.column} `{text}`"
-    for e in fview.branch_edges():
-        if e.site.block == block and e.target == target:
-            return f"{e}{where}"
-    return f"{Edge(StmtId(fn, block, -1), target, '?')}{where}"
-
-
-def reachable_edges(view: ProgramView, function: str) -> list[Edge]:
-    """Branch edges of `function` and of the user functions (and lambdas) it can call."""
-    out: list[Edge] = []
-    for name in reachable_functions(view, function):
-        out.extend(view.function(name).branch_edges())
-    return out
-
-
-def reachable_functions(view: ProgramView, function: str) -> list[str]:
-    """`function` and the user functions (and their lambdas) it can call, in declaration order."""
-    names = [f.name for f in view.functions(include_synthetic=True)]
-    todo, seen = [function], set()
-    while todo:
-        name = todo.pop()
-        if name in seen or name not in names:
-            continue
-        seen.add(name)
-        fn = view.function(name)
-        for block in fn.blocks:
-            if block.terminator.callee:
-                todo.append(block.terminator.callee)
-        todo.extend(n for n in names if n.startswith(name + ".$lambda"))
-    out: list[str] = []
-    for name in names:
-        fn = view.function(name)
-        if name in seen and (not fn.synthetic or ".$lambda" in name):
-            out.append(name)
-    return out

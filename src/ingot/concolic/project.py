@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.concolic.checkpoint import StateError
-from ingot.concolic.explore import Explorer, Options, edge_key
+from ingot.concolic.edges import edge_key
+from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.inputs import UnsupportedInput
 from ingot.concolic.project_state import function_state, save_result
 from ingot.concolic.report import SCHEMA_VERSION, as_json

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingot.concolic.explore import Exploration, edge_label
+from ingot.concolic.edges import edge_label
+from ingot.concolic.explore import Exploration
 from ingot.view import ProgramView
 
 SCHEMA_VERSION = 1

@@ -22,14 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.bex.api import PRELUDE_PREFIX, Op
-from ingot.concolic.explore import (
-    EdgeKey,
-    Exploration,
-    Options,
-    edge_key,
-    reachable_edges,
-    reachable_functions,
-)
+from ingot.concolic.edges import EdgeKey, edge_key, reachable_edges, reachable_functions
+from ingot.concolic.explore import Exploration, Options
 from ingot.coverage.replay import Hits, replay
 from ingot.view import Edge, FunctionView, ProgramView
 
