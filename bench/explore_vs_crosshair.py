@@ -191,16 +191,18 @@ def edge_key(label: str) -> str:
     return label.split(" at ")[0].split(": ")[0]
 
 
-def feasible_coverage_s(report: dict[str, Any], spec: dict[str, Any]) -> float | None:
-    """When the test that covered the last feasible edge was found (`timeline.tests_s`), or None."""
+def feasible_coverage_s(report: dict[str, Any], spec: dict[str, Any], needed: int | None = None) -> float | None:
+    """When the test that brought the feasible edges covered to `needed` (default: all of them)
+    was found (`timeline.tests_s`), or None."""
     times = (report.get("timeline") or {}).get("tests_s")
     if not times:
         return None
+    needed = spec["feasible_edges"] if needed is None else needed
     infeasible = {edge_key(e) for e in spec.get("infeasible_edges", [])}
     covered = 0
     for test, t in zip(report.get("tests", []), times):
         covered += sum(1 for e in test["new_edges"] if edge_key(e) not in infeasible)
-        if covered >= spec["feasible_edges"]:
+        if covered >= needed:
             return float(t)
     return None
 
@@ -262,6 +264,17 @@ class IngotResult:
     runs: int
     deterministic: bool
     findings: list[str] = field(default_factory=list)
+    # (start-up, report) of every repetition: the time to a given coverage is read from them
+    reports: list[tuple[float | None, dict[str, Any]]] = field(default_factory=list)
+    spec: dict[str, Any] = field(default_factory=dict)
+
+    def time_to_edges(self, needed: int) -> float | None:
+        """Median time from process start until `needed` feasible edges were covered."""
+        times = []
+        for startup, report in self.reports:
+            when = feasible_coverage_s(report, self.spec, needed)
+            times.append(None if when is None or startup is None else startup + when)
+        return median(times)
 
 
 def ingot_side(baml: Path, spec: dict[str, Any], reps: int, timeout: float) -> IngotResult:
@@ -275,7 +288,8 @@ def ingot_side(baml: Path, spec: dict[str, Any], reps: int, timeout: float) -> I
         t_cov=median([r.t_cov for r in runs]), cov_upper_bound=last.cov_upper_bound,
         t_bug=median([r.t_bug for r in runs]), bug_upper_bound=last.bug_upper_bound,
         found=last.found, runs=last.runs, deterministic=len(set(stripped)) == 1,
-        findings=[f"{f.get('kind')}@{_line_of(f)}" for f in last.report.get("findings", [])])
+        findings=[f"{f.get('kind')}@{_line_of(f)}" for f in last.report.get("findings", [])],
+        reports=[(r.startup, r.report) for r in runs], spec=spec)
 
 
 # -- the CrossHair side ---------------------------------------------------------------------
@@ -352,6 +366,14 @@ class CrosshairResult:
     bug_line: str
     deterministic: bool
     check_cut: int = 0  # `check` runs cut by --run-timeout
+
+    def best_partial(self) -> CoverRun | None:
+        """When no budget covered every arc: the smallest budget's run with the most arcs (its wall
+        time is what CrossHair took to reach its best coverage), or None."""
+        if self.budget is not None:
+            return None
+        done = [s for s in self.sweep if not s.timed_out and s.arcs > 0]
+        return min(done, key=lambda s: (-s.arcs, s.budget)) if done else None
 
 
 def cover_once(twin: str, budget: int, timeout: float) -> tuple[CoverRun, str]:
@@ -516,12 +538,21 @@ def main() -> int:
         else:
             ch_cols = f"{'-':>7s} {'-':>4s} {'-':>13s} {'-':>4s} {'-':>13s}"
         r_cov = ratio(ch.t_cov_wall, ig.t_cov) if ch and ig else "-"
+        best = ch.best_partial() if ch else None
+        ig_partial = None
+        if best is not None and ig is not None and ch is not None:
+            # CrossHair's best is partial: its time to that fraction against ingot's to the same
+            # fraction of its own feasible edges (the units differ: arcs and MIR edges)
+            ig_partial = ig.time_to_edges(-(-best.arcs * ig.feasible // ch.feasible))
+            r_cov = ratio(best.wall, ig_partial) + "*"
         r_bug = ratio(ch.t_bug_wall, ig.t_bug) if ch and ig and ig.found else "-"
         ex = "-"
         ch_start = row["crosshair_startup"][0]
         if ch and ig and ig.startup is not None and ch_start is not None:
             ex_cov = ratio(None if ch.t_cov_wall is None else ch.t_cov_wall - ch_start,
                            None if ig.t_cov is None or ig.cov_upper_bound else ig.t_cov - ig.startup)
+            if best is not None:
+                ex_cov = ratio(best.wall - ch_start, None if ig_partial is None else ig_partial - ig.startup) + "*"
             ex_bug = ratio(None if ch.t_bug_wall is None else ch.t_bug_wall - ch_start,
                            None if ig.t_bug is None or ig.bug_upper_bound or not ig.found else ig.t_bug - ig.startup)
             ex = f"{ex_cov}/{ex_bug}"
@@ -532,6 +563,8 @@ def main() -> int:
     print("(above 1: ingot faster). ingot t_cov: when the test covering the last feasible edge was found.")
     print("'<=': all feasible edges covered, but ingot did not prove the rest infeasible and says not")
     print("when each test was found, so the run's total time bounds the time to coverage.")
+    print("'*': CrossHair covers every arc at no budget; the ratio is its wall time at its best budget (the")
+    print("smallest with the most arcs) over ingot's time to the same fraction of its feasible edges.")
     print(f"Start-up: ingot {fmt(ig_start)} s (min over programs, process wall minus exploration time); "
           f"CrossHair {fmt(median([w for w, _ in ch_starts]) if ch_starts else None)} s wall / "
           f"{fmt(median([c for _, c in ch_starts]) if ch_starts else None)} s CPU (`check` on an identity function, "
@@ -546,7 +579,8 @@ def main() -> int:
                 notes.append("ingot findings " + ", ".join(ig.findings))
         if ch is not None:
             notes.append("CrossHair sweep " + ", ".join(
-                f"N={s.budget}: " + (f"cut after {s.wall:.0f} s" if s.timed_out else f"{s.arcs}/{ch.feasible}")
+                f"N={s.budget}: " + (f"cut after {s.wall:.0f} s" if s.timed_out
+                                     else f"{s.arcs}/{ch.feasible} in {s.wall:.1f} s")
                 for s in ch.sweep))
             if not ch.deterministic:
                 notes.append("CrossHair output differs between repetitions")
