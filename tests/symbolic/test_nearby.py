@@ -73,3 +73,60 @@ def test_the_search_draws_the_same_way_for_the_same_seed_and_stops_at_its_budget
     solver.stats.nearby_evaluations = nearby.TOTAL_EVALUATIONS  # the exploration's share is spent
     assert solver.solve(query, near={"s": "43"}).status == "unknown"
     assert solver.stats.nearby_evaluations == nearby.TOTAL_EVALUATIONS
+
+
+def second_word_of_second_line(x: Interner) -> list[Expr]:
+    """`text.split("\\n")[1].split(" ")[1] == "fee"`, the line's first word kept as "+4"."""
+    text = x.var("text", Sort.STRING)
+    lines = _Parts(SimpleNamespace(x=x), text, "\n", 4)
+    words = _Parts(SimpleNamespace(x=x), lines.parts[1], " ", 4)
+    return [lines.definition, lines.bounded, x.lt(x.const(1), lines.count),
+            words.definition, words.bounded, x.lt(x.const(1), words.count),
+            x.eq(words.parts[0], x.const("+4")), x.eq(words.parts[1], x.const("fee"))]
+
+
+def satisfied(query: list[Expr], model: dict) -> bool:
+    """Does the model (inputs only) satisfy the query, its split parts computed from them?"""
+    env = dict(model)
+    return nearby.Query.of(query).score(env) is not None and holds(query, env)
+
+
+def test_a_part_equated_with_a_literal_is_written_into_the_texts_it_was_cut_from(monkeypatch) -> None:
+    x = Interner()
+    query = second_word_of_second_line(x)
+    near = {"text": "a\n+4 -2\nb"}
+    tokens = nearby.Tokens(["total"], [",", " ", "\n"], [])  # "fee" is the query's, not the program's
+    model, spent = nearby.search(query, near, tokens, random.Random(3), 60, 32)
+    assert model is not None and satisfied(query, model)
+    assert model["text"].split("\n")[1] == "+4 fee"  # the run's second line, its second word written
+    assert spent <= 60
+    # what found it is the aimed write, not chance: without it the same budget finds nothing
+    monkeypatch.setattr(nearby, "AIMED_SHARE", 0.0)
+    assert nearby.search(query, near, tokens, random.Random(3), 60, 32) == (None, 60)
+
+
+def test_an_aimed_write_extends_a_text_with_too_few_parts_and_is_evaluated_like_any_candidate() -> None:
+    x = Interner()
+    query = second_word_of_second_line(x)
+    q = nearby.Query.of(query)
+    # one line only: the second line is made, holding the word that entry wants
+    outs = {q.aimed({"text": "+4"}, random.Random(seed))["text"] for seed in range(8)}
+    assert outs == {"+4\n fee", "+4\n+4"}
+    assert not satisfied(query, {"text": "+4\n fee"})  # one entry at a time: the search goes on from there
+    model, _ = nearby.search(query, {"text": "+4"}, nearby.Tokens([], [" ", "\n"], []), random.Random(0), 400, 32)
+    assert model is not None and satisfied(query, model)
+
+
+def test_a_slice_equated_with_a_literal_is_written_where_it_was_read() -> None:
+    """`a.slice(at + 1, a.length()) == "corp.example"` after `at = a.index_of("@")`: the text
+    after the "@" is replaced, whatever it was ("x@." gives "x@corp.example")."""
+    x = Interner()
+    addr = x.var("addr", Sort.STRING)
+    after = x.arith(Op.ADD, x.str_op(Op.INDEX_OF, addr, x.const("@"), x.const(0)), x.const(1))
+    domain = x.str_op(Op.SUBSTR, addr, after, x.arith(Op.SUB, x.length(addr), after))
+    query = [x.le(x.const(0), x.str_op(Op.INDEX_OF, addr, x.const("@"), x.const(0))),
+             x.eq(domain, x.const("corp.example"))]
+    q = nearby.Query.of(query)
+    assert q.aimed({"addr": "x@."}, random.Random(0)) == {"addr": "x@corp.example"}
+    model, spent = nearby.search(query, {"addr": "x@."}, nearby.Tokens([], ["@"], []), random.Random(0), 40, 32)
+    assert model is not None and satisfied(query, model) and spent <= 40

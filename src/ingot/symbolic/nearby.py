@@ -6,9 +6,11 @@ changing one digit of the run's own input ("60h 1m 5s" into "0h 1m 5s") is a mod
 here is what a fuzzer guided by the query does (as JFS or the local search in Angora do): start
 from the run's values (half the candidates) or the walk's current place, mutate a variable
 once to three times (a character replaced, inserted or dropped, a field of the program's own
-literals added at a separator, a number moved), evaluate every entry of the query with BAML's
-semantics (`expr.evaluate`) and move when no fewer entries hold and the others are no farther
-from holding (Korel's branch distance). A model it returns satisfies the whole query by
+literals added at a separator, a number moved) or, a quarter of the time, write the literal a
+failing entry equates a split part or a slice with where that string was read (`Query.aimed`:
+the simplest answer to what Z3 leaves unknown on a long path), evaluate every entry of the query
+with BAML's semantics (`expr.evaluate`) and move when no fewer entries hold and the others are
+no farther from holding (Korel's branch distance). A model it returns satisfies the whole query by
 evaluation, so it is as good as Z3's; finding none proves nothing (the answer stays unknown).
 
 The variables a `split` defines (`$split...`: its parts and their count) are not searched:
@@ -41,6 +43,9 @@ EVALUATIONS_PER_QUERY = 200
 # benchmarks' queries, so this is half a minute at most (they use 4-11 k).
 TOTAL_EVALUATIONS = 50_000
 DIGITS = "0123456789"
+# Candidates that write a literal where an entry equates a part with it (`Query.aimed`), rather
+# than mutating at random: the rest still explore around the run's values.
+AIMED_SHARE = 0.25
 # What evaluating an entry raises where it has no value (a division by zero, a variable left out)
 EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
 
@@ -75,6 +80,11 @@ class Query:
     entries: list[Expr]
     free: dict[str, Sort]  # variables mutated
     derived: list[Definition]  # split definitions, in an order where a source is computed first
+
+    @functools.cached_property
+    def parts(self) -> dict[str, tuple[Definition, int]]:
+        """Each part a definition defines -> (the definition, the part's index)."""
+        return {name: (d, j) for d in self.derived for j, name in enumerate(d.outputs()[1:])}
 
     @classmethod
     def of(cls, entries: list[Expr]) -> Query:
@@ -118,6 +128,68 @@ class Query:
                 return None
         return held, -far
 
+    def aimed(self, env: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        """Free values that make one of the entries failing under `env` hold, when it equates a
+        string with a literal and that string is a variable (an input, a split part) or a slice
+        of one: the literal is written where the string was read, the part into the text it was
+        cut from, that text into its own, up to an input (`parts[1] == "fee"` on "+4 -2" gives
+        "+4 fee"; `a.slice(at + 1, n) == "corp.example"` on "x@." gives "x@corp.example"). What
+        Z3 leaves unknown on a long path is often just this; the whole query is evaluated on
+        the result all the same. None when no failing entry is of that form."""
+        derived = dict(env)
+        if not self._derive(derived):
+            return None
+        memo: dict[int, Any] = {}
+        wanted = []
+        for e in self.entries:
+            target = _equated_literal(e)
+            if target is None:
+                continue
+            try:
+                if evaluate(e, derived, memo) is not True:
+                    wanted.append(target)
+            except EVALUATION_ERRORS:
+                continue
+        if not wanted:
+            return None
+        where, text = rng.choice(wanted)
+        out = {n: env[n] for n in self.free}
+        return out if self._write(out, derived, memo, where, text) else None
+
+    def _write(self, out: dict[str, Any], derived: dict[str, Any], memo: dict[int, Any], where: Expr, text: str,
+               depth: int = 0) -> bool:
+        """Make `where` read `text` by changing the free values in `out`; False where no way back
+        to them is known (a computed string other than a slice)."""
+        if depth > 8:
+            return False
+        if where.op is Op.SUBSTR:
+            whole, start, count = where.args
+            try:
+                value, i, n = (evaluate(a, derived, memo) for a in (whole, start, count))
+            except EVALUATION_ERRORS:
+                return False
+            if not isinstance(value, str) or not isinstance(i, int) or not isinstance(n, int) or not 0 <= i <= len(value):
+                return False
+            return self._write(out, derived, memo, whole, value[:i] + text + value[i + max(n, 0):], depth + 1)
+        if where.op is not Op.VAR:
+            return False
+        if where.value in self.free:
+            out[where.value] = text
+            return True
+        if where.value not in self.parts:
+            return False
+        d, j = self.parts[where.value]
+        try:
+            whole = evaluate(d.source, derived, memo)
+        except EVALUATION_ERRORS:
+            return False
+        if not isinstance(whole, str):
+            return False
+        fields = whole.split(d.separator)
+        fields += [""] * (j + 1 - len(fields))
+        fields[j] = text
+        return self._write(out, derived, memo, d.source, d.separator.join(fields), depth + 1)
+
     def _derive(self, env: dict[str, Any]) -> bool:
         for d in self.derived:
             try:
@@ -153,8 +225,10 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
         # Most models are a mutation or two away from the run's own values: half the candidates
         # start from them again, the others from the walk's current place (a plateau of equal
         # scores is crossed by walking it).
-        candidate = dict(seed if rng.random() < 0.5 else env)
-        for _ in range(rng.choice((1, 1, 2, 3))):
+        start = seed if rng.random() < 0.5 else env
+        aimed = q.aimed(start, rng) if rng.random() < AIMED_SHARE else None
+        candidate = dict(aimed if aimed is not None else start)
+        for _ in range(0 if aimed is not None else rng.choice((1, 1, 2, 3))):
             name = rng.choice(names)
             candidate[name] = _mutated(rng, q.free[name], candidate[name], tokens, alphabet, max_length)
         score = q.score(candidate, best[0])
@@ -164,6 +238,17 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
     if best[0] < len(entries):
         return None, spent
     return {n: env[n] for n in q.free}, spent
+
+
+def _equated_literal(e: Expr) -> tuple[Expr, str] | None:
+    """(the string, the literal) when `e` is `string == "literal"`, else None."""
+    if e.op is not Op.EQ:
+        return None
+    a, b = e.args
+    where, lit = (a, b) if b.is_const else (b, a)
+    if lit.is_const and isinstance(lit.value, str) and where.sort is Sort.STRING and not where.is_const:
+        return where, lit.value
+    return None
 
 
 def _distance(e: Expr, env: dict[str, Any], memo: dict[int, Any], want: bool) -> float:
