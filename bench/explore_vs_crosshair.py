@@ -47,6 +47,9 @@ What is measured, per program (one row):
   the run time at the smallest sufficient N (wall and CPU of the child process). Time to the
   planted bug is the run time of `crosshair check --per_condition_timeout=T`, which stops at
   the first counterexample; it counts as found when the report names the twin's exception.
+- Where no budget covers every arc, the coverage ratio (marked '*') is CrossHair's wall time at
+  its best budget (the smallest with the most arcs) over ingot's time to the same fraction of
+  its feasible edges (`IngotResult.time_to_edges`, from the reports' `timeline.tests_s`).
 - Medians over --reps runs; ratios are CrossHair / ingot (above 1: ingot is faster), with
   start-up included and excluded (start-up: CrossHair on an identity function, ingot as above).
   Both sides are deterministic (fixed seeds); the script checks ingot's reports for equality.
