@@ -159,9 +159,19 @@ def local_cluster() -> object:
     return distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None)
 
 
+def without_solver_work(doc: dict) -> dict:
+    """The report less each function's solver statistics (units spent, searches near the run)."""
+    return {**doc, "functions": [{k: v for k, v in f.items() if k != "solver"} for f in doc["functions"]]}
+
+
 def test_a_dask_cluster_gives_the_same_report(quick_reference: dict) -> None:
+    # Z3's string solver does not always spend the same units on a query in a Dask worker as in
+    # this process: once (of many runs, under load) a PageOf query was sat 26 k units below the
+    # 315 k limit there and unknown at the limit here, where the search near the run then found
+    # a model too. Tests, findings and coverage came out the same; the solver's statistics did not.
     with local_cluster() as cluster:
-        assert explore_json(str(PROJECT), *QUICK, "--dask", cluster.scheduler_address) == quick_reference
+        doc = explore_json(str(PROJECT), *QUICK, "--dask", cluster.scheduler_address)
+    assert without_solver_work(doc) == without_solver_work(quick_reference)
 
 
 def test_an_unreachable_dask_scheduler_is_a_clear_error() -> None:
