@@ -123,6 +123,19 @@ def test_without_lines_a_held_key_keeps_what_follows() -> None:
     assert words.value_end("per&x", 3, "&") == 3
 
 
+def test_a_held_value_is_replaced_up_to_the_next_record_separator() -> None:
+    """Where records are parted by another separator than the key's ("per=x&sort"), the value
+    ends at it: "per=pertrue&sort" becomes "per=0&sort", not "per=0=pertrue&sort"."""
+    words = dictionary('function G(q: string) -> int {\n  for (let p in q.split("&")) {\n'
+                       '    let kv = p.split("=");\n    if (kv[0] == "per") {\n'
+                       '      return 10 / int.parse(kv[1]);\n    }\n  }\n  0\n}\n', "G")
+    assert words.value_end("page&per=pertrue&sort", 8, "=") == 16
+    assert words.value_end("per=12", 3, "=") == 6
+    rng = random.Random(0)
+    outs = {words.revalue_key(rng, "page&per=pertrue&sort") for _ in range(200)}
+    assert "page&per=0&sort" in outs
+
+
 def test_the_frontier_is_drawn_half_the_time() -> None:
     # the frontier is the latest inputs that covered an edge first or found a bug (here the even
     # ones); inputs kept only for a new hit count (the odd ones) are drawn from the whole corpus

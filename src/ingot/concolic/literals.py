@@ -218,14 +218,22 @@ class Dictionary:
         return out
 
     def value_end(self, s: str, at: int, sep: str) -> int:
-        """Where the value a key at `at` holds in `s` ends: when the program reads lines and the
-        key is followed by its separator `sep`, at the end of the line ("workers=1#0" is one
-        setting); otherwise `at` (where one separator also parts records, "per&x", what follows
-        may be the next record)."""
-        if "\n" not in self.separators or sep == "\n" or not s.startswith(sep, at):
+        """Where the value a key at `at` holds in `s` ends, when the key is followed by its
+        separator `sep`: when the program reads lines, at the end of the line ("workers=1#0" is
+        one setting); otherwise at the next of the program's other separators ("per=x1&sort":
+        the "&" that parts records). Without `sep` after the key, or without other separators,
+        `at` (where one separator also parts records, "per&x", what follows may be the next
+        record)."""
+        if sep == "\n" or not s.startswith(sep, at):
             return at
-        end = s.find("\n", at)
-        return len(s) if end < 0 else end
+        if "\n" in self.separators:
+            ends: Iterable[str] = ("\n",)
+        else:
+            ends = [c for c in self.separators if c not in (sep, " ") and not c.isalnum()]
+            if not ends:
+                return at
+        found = [i for i in (s.find(c, at + 1) for c in ends) if i >= 0]
+        return min(found, default=len(s))
 
     def between(self, rng: random.Random, sep: str) -> str:
         """What goes before one more record of what the program parses: a line break when it
