@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from witness_programs import (  # tests/ is no package
     SEEDS,
-    assert_witnesses_on_engine,
-    assert_witnesses_on_ingot,
     bugs_found,
+    explored,
+    witness_tests,
 )
 
 import ingot
@@ -62,30 +62,18 @@ PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]
 NAMES = sorted(PROGRAMS)
 
 
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot(name: str) -> None:
-    assert_witnesses_on_ingot(HERE, PROGRAMS, name)
-
-
-@pytest.mark.slow
-def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
-    pytest.importorskip("baml_bridge")
-    assert_witnesses_on_engine(HERE, PROGRAMS)
+test_witnesses_take_every_edge_and_reach_the_bug_on_ingot, test_witnesses_give_the_same_outcomes_on_the_real_engine = \
+    witness_tests(HERE, PROGRAMS)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", NAMES)
 def test_exploration_finds_the_planted_panic(name: str, seed: int) -> None:
-    fn, bug, _ = PROGRAMS[name]
-    program = ingot.load(HERE / f"{name}.baml")
-    ex = Explorer(program.view, fn, Options(seed=seed)).explore()
-    found = bugs_found(ex)
-    assert bug in found
+    ex, bug = explored(HERE, PROGRAMS, name, seed=seed)
+    assert bug in bugs_found(ex)
     assert len(ex.covered) == len(ex.edges)
     # the figures are true: every site aimed at was reached, every reached one is a panic site
-    sites = panic_sites(program.view.bytecode, [fn])
+    sites = panic_sites(ingot.load(HERE / f"{name}.baml").view.bytecode, [PROGRAMS[name][0]])
     assert ex.panic_sites == len(sites)
     assert 1 <= ex.panic_sites_aimed <= ex.panic_sites_reached <= ex.panic_sites
     assert ex.panic_runs <= Options().panic_runs

@@ -15,9 +15,9 @@ import pytest
 from witness_programs import (  # tests/ is no package
     SEEDS,
     Programs,
-    assert_witnesses_on_engine,
-    assert_witnesses_on_ingot,
     bugs_found,
+    explored,
+    witness_tests,
 )
 
 import ingot
@@ -46,21 +46,13 @@ PROGRAMS: Programs = {
 }
 
 
-def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot() -> None:
-    assert_witnesses_on_ingot(HERE, PROGRAMS, "restock")
-
-
-@pytest.mark.slow
-def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
-    pytest.importorskip("baml_bridge")
-    assert_witnesses_on_engine(HERE, PROGRAMS)
+test_witnesses_take_every_edge_and_reach_the_bug_on_ingot, test_witnesses_give_the_same_outcomes_on_the_real_engine = \
+    witness_tests(HERE, PROGRAMS)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_branch_decided_by_the_loop_before_it_is_reached_within_a_small_budget(seed: int) -> None:
-    fn, bug, _ = PROGRAMS["restock"]
-    program = ingot.load(HERE / "restock.baml")
-    ex = Explorer(program.view, fn, Options(seed=seed, max_runs=120)).explore()
+    ex, bug = explored(HERE, PROGRAMS, "restock", seed=seed, max_runs=120)
     assert ex.covered == {edge_key(e) for e in ex.edges}
     assert bug in bugs_found(ex)
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from witness_programs import (  # tests/ is no package
     Programs,
-    assert_witnesses_on_engine,
-    assert_witnesses_on_ingot,
     bugs_found,
+    explored,
+    witness_tests,
 )
 
 import ingot
@@ -33,22 +33,14 @@ PROGRAMS: Programs = {
 }
 
 
-def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot() -> None:
-    assert_witnesses_on_ingot(HERE, PROGRAMS, "trail")
-
-
-@pytest.mark.slow
-def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
-    pytest.importorskip("baml_bridge")
-    assert_witnesses_on_engine(HERE, PROGRAMS)
+test_witnesses_take_every_edge_and_reach_the_bug_on_ingot, test_witnesses_give_the_same_outcomes_on_the_real_engine = \
+    witness_tests(HERE, PROGRAMS)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_exploration_finds_the_read_of_an_emptied_list(seed: int) -> None:
-    fn, bug, _ = PROGRAMS["trail"]
-    program = ingot.load(HERE / "trail.baml")
-    ex = Explorer(program.view, fn, Options(seed=seed)).explore()
+    ex, bug = explored(HERE, PROGRAMS, "trail", seed=seed)
     assert len(ex.covered) == len(ex.edges)
     assert bug in bugs_found(ex)
 

@@ -18,13 +18,12 @@ from typing import Any
 import pytest
 from witness_programs import (  # tests/ is no package
     SEEDS,
-    assert_witnesses_on_engine,
-    assert_witnesses_on_ingot,
     bugs_found,
+    explored,
+    witness_tests,
 )
 
 import ingot
-from ingot.concolic.explore import Explorer, Options
 from ingot.symbolic.expr import Interner
 from ingot.symbolic.shadow import EntryKind
 from ingot.symbolic.tracker import TrackedVM
@@ -87,28 +86,16 @@ PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]
 NAMES = sorted(PROGRAMS)
 
 
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_witnesses_take_every_edge_and_reach_the_bug_on_ingot(name: str) -> None:
-    assert_witnesses_on_ingot(HERE, PROGRAMS, name)
-
-
-@pytest.mark.slow
-def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
-    pytest.importorskip("baml_bridge")
-    assert_witnesses_on_engine(HERE, PROGRAMS)
+test_witnesses_take_every_edge_and_reach_the_bug_on_ingot, test_witnesses_give_the_same_outcomes_on_the_real_engine = \
+    witness_tests(HERE, PROGRAMS)
 
 
 @pytest.mark.parametrize("tracker", ["interp", "compiled"])
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("name", NAMES)
 def test_exploration_finds_the_planted_panic(name: str, seed: int, tracker: str) -> None:
-    fn, bug, _ = PROGRAMS[name]
-    program = ingot.load(HERE / f"{name}.baml")
-    ex = Explorer(program.view, fn, Options(seed=seed, tracker=tracker)).explore()
-    found = bugs_found(ex)
-    assert bug in found
+    ex, bug = explored(HERE, PROGRAMS, name, seed=seed, tracker=tracker)
+    assert bug in bugs_found(ex)
     assert len(ex.covered) == len(ex.edges)
     assert not ex.complete and not ex.infeasible  # concretized: never a proof
 
@@ -117,11 +104,8 @@ def test_exploration_finds_the_planted_panic(name: str, seed: int, tracker: str)
 def test_the_check_posed_with_the_fixed_value_free_reaches_the_panic(name: str) -> None:
     # Without random rounds (which may stumble on the input too) the search still finds the panic,
     # by children aimed at a check with the fixed operand free again (README: fixed_aims).
-    fn, bug, _ = PROGRAMS[name]
-    program = ingot.load(HERE / f"{name}.baml")
-    ex = Explorer(program.view, fn, Options(seed=0, random_patience=0)).explore()
-    found = bugs_found(ex)
-    assert bug in found
+    ex, bug = explored(HERE, PROGRAMS, name, seed=0, random_patience=0)
+    assert bug in bugs_found(ex)
     assert ex.fixed_aims > 0
 
 

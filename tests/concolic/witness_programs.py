@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 import ingot
 from ingot.concolic.edges import reachable_edges
-from ingot.concolic.explore import Exploration
+from ingot.concolic.explore import Exploration, Explorer, Options
 
 APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
 
@@ -75,3 +76,27 @@ def assert_witnesses_on_engine(here: Path, programs: Programs) -> None:
                 assert engine.outcome(source, fn, {"args": args}) == expected(value), (name, args)
     finally:
         engine.close()
+
+
+def witness_tests(here: Path, programs: Programs) -> tuple[Callable[[str], None], Callable[[], None]]:
+    """The two witness tests every such module runs, to be bound to `test_*` names there: each
+    program's witnesses on ingot (`assert_witnesses_on_ingot`), and all of them on the real
+    engine (slow: baml_bridge compiles each program in about 1.5 s)."""
+
+    @pytest.mark.parametrize("name", sorted(programs))
+    def on_ingot(name: str) -> None:
+        assert_witnesses_on_ingot(here, programs, name)
+
+    @pytest.mark.slow
+    def on_engine() -> None:
+        pytest.importorskip("baml_bridge")
+        assert_witnesses_on_engine(here, programs)
+
+    return on_ingot, on_engine
+
+
+def explored(here: Path, programs: Programs, name: str, **options: Any) -> tuple[Exploration, tuple[str, int]]:
+    """The program `name` explored from its entry function with `Options(**options)`, and its planted bug."""
+    fn, bug, _ = programs[name]
+    program = ingot.load(here / f"{name}.baml")
+    return Explorer(program.view, fn, Options(**options)).explore(), bug
