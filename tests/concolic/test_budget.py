@@ -1,6 +1,7 @@
 """The exploration's budgets bound what it does: the global timeout bounds every run and
-query, a run that grows memory past the cap is cut and reported (the search goes on), and a
-function without a BAML body is refused with a clear error."""
+query, a run that grows memory past the cap or calls an LLM past the cap on calls is cut and
+reported (the search goes on), and a function without a BAML body is refused with a clear
+error."""
 
 from __future__ import annotations
 
@@ -41,6 +42,29 @@ function Spin(n: int) -> int {
     return 1;
   }
   0
+}
+"""
+
+POLL = """
+client Fast = openai.ChatClient.new(model = "m", api_key = "k")
+
+function Status(job: string) -> string {
+  client: Fast
+  prompt: `Status of ${job}`
+}
+
+function Poll(job: string, attempts: int) -> int {
+  let n = 0;
+  while (n < attempts) {
+    n += 1;
+    let s = Status(job) catch (e) {
+      _ => "error"
+    };
+    if (s == "done") {
+      return n;
+    }
+  }
+  -1
 }
 """
 
@@ -88,3 +112,16 @@ def test_a_run_over_the_memory_cap_is_cut_and_the_search_goes_on() -> None:
     assert not result.complete
     assert result.runs > result.limits["memory"]  # the runs after a cut went on
     assert not result.infeasible  # no claim from a search whose runs were cut
+
+
+def test_a_run_calling_an_llm_past_the_cap_is_cut_quickly_and_the_search_goes_on() -> None:
+    program = ingot.load(POLL)
+    explorer = Explorer(program.view, "Poll", Options(max_llm_calls=50))
+    start = time.perf_counter()
+    run = explorer.run({"job": "", "attempts": 10**15})  # a retry loop bounded by an input
+    assert time.perf_counter() - start < 2.0
+    assert run.cut == "llm-calls"
+    assert sum(len(replies) for replies in run.mocks.values()) == 50
+    result = Explorer(program.view, "Poll", Options(max_llm_calls=50, seed=0)).explore()
+    assert len(result.covered) == len(result.edges)
+    assert not result.infeasible

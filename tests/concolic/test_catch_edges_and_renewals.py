@@ -154,12 +154,13 @@ def test_a_catch_whose_code_cannot_panic_has_no_rethrow_edge() -> None:
 
 
 def test_a_renewed_model_budget_reaches_a_condition_after_a_word_count() -> None:
-    """`word_count`: the budget is spent on short messages; the random rounds find one of six words
-    with a word three times, and with the models on again its expansion solves for the first word
-    ("please") that the planted bug needs."""
+    """`word_count` on seed 3: the budget is spent before a message reaches the planted bug; the
+    random rounds find one with a word three times, and with the models on again its expansion
+    solves for the first word ("please") that the bug needs. (On most seeds the random inputs
+    run between the solver's children get there while the budget lasts.)"""
     spec = json.loads((APPS / "word_count.json").read_text())
     program = ingot.load(APPS / "word_count.baml")
-    ex = Explorer(program.view, spec["function"], Options(seed=2)).explore()
+    ex = Explorer(program.view, spec["function"], Options(seed=3)).explore()
     assert ex.limits.get("string-models-renewed", 0) > 0
     assert len(ex.covered) == len(ex.edges)
     assert any(f.kind == "IndexOutOfBounds" for f in ex.findings)

@@ -20,11 +20,12 @@ from ingot.concolic.fuzzing import FreshAssignment
 RETRY = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps" / "retry_extract.baml"
 FUNCTION = json.loads(RETRY.with_suffix(".json").read_text())["function"]
 LOOP_BOUND = 2000  # replies asked for by the run that fills the space (three variables each)
+MANY_CALLS = 10 * LOOP_BOUND  # past the default cap on LLM calls per run, which would cut that run
 
 
 def explorer_after_a_long_run(options: Options | None = None, state: StateDir | None = None) -> Explorer:
     program = ingot.load(RETRY)
-    explorer = Explorer(program.view, FUNCTION, options or Options(seed=0), state=state)
+    explorer = Explorer(program.view, FUNCTION, options or Options(seed=0, max_llm_calls=MANY_CALLS), state=state)
     explorer.record(explorer.run({}), 0.0)  # the search's first input
     long = explorer.run({"attempts": LOOP_BOUND})  # every reply parses to total 0: the loop runs to its bound
     explorer.record(long, 0.0)
@@ -63,7 +64,7 @@ def test_the_space_keeps_its_names_sorted_as_it_grows() -> None:
 
 def test_a_run_the_step_budget_stopped_is_no_mutation_base() -> None:
     program = ingot.load(RETRY)
-    explorer = Explorer(program.view, FUNCTION, Options(seed=0, max_steps=20_000))
+    explorer = Explorer(program.view, FUNCTION, Options(seed=0, max_steps=20_000, max_llm_calls=MANY_CALLS))
     hung = explorer.run({"attempts": 10**9})
     assert hung.outcome.error is not None and hung.outcome.error.kind == "InstructionLimit"
     explorer.record(hung, 0.0)
@@ -75,7 +76,7 @@ def test_a_run_the_step_budget_stopped_is_no_mutation_base() -> None:
 
 def test_a_queued_fresh_input_resumes_as_a_fresh_input(tmp_path: Path) -> None:
     sources = {str(RETRY): RETRY.read_text()}
-    options = Options(seed=0)
+    options = Options(seed=0, max_llm_calls=MANY_CALLS)
     state = StateDir(tmp_path, sources)
     state.create()
     explorer = explorer_after_a_long_run(options, state)

@@ -86,10 +86,19 @@ class Options:
     # (`TrackedVM.pruned`) sets in; None tracks everything. Far above what inputs of `max_len`
     # elements and `max_string_length` characters reach, so it only bounds runaway loops.
     prune_after: int | None = 1000
+    # LLM calls per run whose replies are inputs; a run past it is cut (`limits["llm-calls"]`): a
+    # retry loop bounded by an input (`attempts` = 2^62) would otherwise build 100,000 replies
+    # (ten seconds) before the step budget stops it.
+    max_llm_calls: int = 1000
 
 
 REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`), plus below 1 (`revisit_bonus`)
 PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the systematic flips only
+# Random inputs run between the solver's children per million Z3 units spent on strings
+# (`fuzz_turn`): at 0.3-1.2 µs a unit and 1-2 ms a run, a tenth to a fifth of the time.
+FUZZ_RUNS_PER_MEGAUNIT = 100
+FUZZ_AFTER_UNITS = 1_000_000  # a search its solver finishes within about a second needs no fuzzing
+FUZZ_PRIORITY = 1_000  # a fuzz turn's input runs next, before any child
 
 
 @dataclass
@@ -122,7 +131,7 @@ class RunResult:
     args: dict[str, Any]  # plain values, captured before the run could mutate them
     mocks: dict[str, list[Any]]
     assignment: dict[str, Any]  # every variable the run read
-    cut: str | None = None  # "run-timeout" or "memory": the budget stopped the run part-way
+    cut: str | None = None  # "run-timeout", "memory" or "llm-calls": the budget stopped the run part-way
 
 
 @dataclass
@@ -172,7 +181,7 @@ class Exploration:
     stopped_by: str = "exhausted"
     # Why the search was not exhaustive, with counts: "concretized", "pruned", "solver-unknown",
     # "divergence", "step-limit", "depth-limit", "revisit-cap", "check-repeat", "concretize-flips",
-    # "run-timeout", "memory", and the stop ("max-runs", "timeout"). Empty: every path was explored.
+    # "run-timeout", "memory", "llm-calls", and the stop ("max-runs", "timeout"). Empty: every path was explored.
     limits: dict[str, int] = field(default_factory=dict)
     panic_sites: int = 0  # instructions that can panic by construction, in the reached functions
     panic_sites_reached: int = 0  # of those, executed by some run
@@ -180,6 +189,7 @@ class Exploration:
     panic_aims: int = 0  # children aimed at panic sites through the conditions deciding their operands
     fixed_aims: int = 0  # children aimed at a check with a concretized operand free again (`exact_checks`)
     panic_runs: int = 0  # runs spent on un-aimed panic sites after the edge search ended
+    fuzz_runs: int = 0  # random inputs run while the solver's children were queued (`fuzz_turn`)
 
     @property
     def complete(self) -> bool:
@@ -190,22 +200,34 @@ class Exploration:
 class LlmInputs:
     """The environment during a run: LLM results come from the assignment as symbolic inputs."""
 
-    def __init__(self, builder: InputBuilder, view: ProgramView) -> None:
+    def __init__(self, builder: InputBuilder, view: ProgramView, max_calls: int) -> None:
         self.builder = builder
         self.view = view
         self.mocks: dict[str, list[Any]] = {}
+        self.calls_left = max_calls
+        self.counted = False  # `llm_failure` counted the call whose reply `llm_result` builds next
 
     def llm_failure(self, fn: BexFunction, site: str, occurrence: int) -> tuple[bool, Expr]:
+        self.count_call()
         fails, var = self.builder.var(f"{fn.name}@{site}#{occurrence}.$fails", Sort.BOOL)
         if fails:
             self.mocks.setdefault(fn.name, []).append({FAILURE_KEY: "ParseFailed"})
+        self.counted = not fails
         return bool(fails), var
 
     def llm_result(self, fn: BexFunction, site: str, occurrence: int) -> tuple[Any, Shadow]:
+        if not self.counted:
+            self.count_call()  # no `catch` around the call: `llm_failure` was not asked
+        self.counted = False
         ret = self.view.function(fn.name).ret
         value, shadow = self.builder.build(ret, f"{fn.name}@{site}#{occurrence}")
         self.mocks.setdefault(fn.name, []).append(to_python(value))
         return value, shadow
+
+    def count_call(self) -> None:
+        self.calls_left -= 1
+        if self.calls_left < 0:
+            raise RunCut("llm-calls")
 
 
 class Explorer:
@@ -296,7 +318,7 @@ class Explorer:
             self.models.note_off(len(self._firsts))
         builder = InputBuilder(self.view, self.x, self.space, assignment, vm.hset, self.options.max_len,
                                self._classes)
-        env = LlmInputs(builder, self.view)
+        env = LlmInputs(builder, self.view, self.options.max_llm_calls)
         vm.env = env
         fview = self.view.function(self.function)
         values, shadows = [], []
@@ -352,6 +374,8 @@ class Explorer:
             if self.panic_phase():
                 res.panic_runs += 1
                 self.mutation_turn()
+            else:
+                self.fuzz_turn()
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
             res.runs += 1
@@ -367,7 +391,8 @@ class Explorer:
                 # with the string models on may run with them off and still panic), and its path
                 # is new from where it left the prediction (the entries before are the parent's).
                 job = replace(job, bound=min(first_mismatch(run.trace.path, job.predicted) + 1, len(run.trace.path)))
-            self.record(run, time.perf_counter() - start)
+            if not self.record(run, time.perf_counter() - start) and job.reason == "fuzz":
+                continue  # kept for its hit counts at most, as a fuzzer's input: nothing to negate
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
                 continue
@@ -457,6 +482,19 @@ class Explorer:
                 and -self._queue[0][0] < REVISIT_PRIORITY + 1:
             self.push(Job(self.random_assignment(), 0, None, "mutation"), REVISIT_PRIORITY + 1)
 
+    def fuzz_turn(self) -> None:
+        """While the solver's children are queued, run a random input whenever the solver's work
+        (in Z3 units, the same on every machine) has earned one, as hybrid fuzzers run a fuzzer
+        beside the concolic executor: the queries of string parsing cost up to their limit each,
+        and mutations of the corpus reach a length or a count compared with a literal (twelve
+        digits of a card number) long before the queue empties. Such an input is expanded only
+        when it covered an edge or found a bug."""
+        res = self.result
+        earned = FUZZ_RUNS_PER_MEGAUNIT * (self.solver.stats.string_units - FUZZ_AFTER_UNITS) // 1_000_000
+        if self._queue and self._corpus and res.fuzz_runs < earned:
+            res.fuzz_runs += 1
+            self.push(Job(self.random_assignment(), 0, None, "fuzz"), FUZZ_PRIORITY)
+
     def edges_done(self) -> bool:
         return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
 
@@ -512,7 +550,8 @@ class Explorer:
             predicted = predicted[:-1]
         return first_mismatch(path, predicted) == len(predicted)
 
-    def record(self, run: RunResult, now: float) -> None:
+    def record(self, run: RunResult, now: float) -> bool:
+        """Count the run's edges and findings; True when it covered an edge or found a bug first."""
         res = self.result
         new_edges = [e for e in dict.fromkeys(run.trace.edges) if e not in res.covered and e in self._edge_keys]
         res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
@@ -542,6 +581,7 @@ class Explorer:
         if res.full_coverage_s is None and self._edge_keys and self._edge_keys <= res.covered:
             res.full_coverage_s = now
             res.full_coverage_run = res.runs
+        return bool(new_edges) or new_finding
 
     def near_frontier(self, run: RunResult) -> bool:
         """Did the run pass a branch whose other edge is uncovered, or is the search after panic
@@ -569,8 +609,9 @@ class Explorer:
         # A mutated input interleaved in the panic search (`mutation_turn`) is run for what it
         # reaches and aimed from (`aim_at_reaches`), not revisited: its flips of covered edges
         # would crowd out the systematic ones queued before it. So is a child aimed at a branch
-        # (`aim_at_branches`): most of them take another way there, all of them near-alike.
-        revisits = not job.reason.startswith(("mutation", "reach:"))
+        # (`aim_at_branches`): most of them take another way there, all of them near-alike. So is
+        # a fuzz turn's input (`fuzz_turn`): long, and expanded while the solver's queue is full.
+        revisits = not job.reason.startswith(("mutation", "reach:", "fuzz"))
         for k in range(job.bound):
             fixed_before = fixed_before or path[k].kind is EntryKind.CONCRETIZE
         for j in range(job.bound, len(path)):

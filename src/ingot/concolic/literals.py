@@ -1,8 +1,8 @@
 """The program's own constants as a fuzzing dictionary, and the places it can panic.
 
-Random rounds (when the solver has nothing left to negate) draw values from the
-literals of the functions an exploration reaches, as fuzzers do with their
-dictionaries: strings, their halves, the separators the program splits on
+Random rounds (when the solver has nothing left to negate, and in turns between its
+children) draw values from the literals of the functions an exploration reaches, as
+fuzzers do with their dictionaries: strings, their halves, the separators the program splits on
 (single characters), neighbouring literals joined by them (`"mode=batch"`)
 and numbers written in the program, each ±1, as ints and as the strings
 `int.parse` reads. Strings are built by joining a few such
@@ -104,7 +104,8 @@ class Dictionary:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
         separator (a quarter of the time the token is one of `splices`, the same input's values in
-        other corpus entries: AFL's splicing joins "-1 fee" and "x\ny"); a cut; the string doubled, or
+        other corpus entries: AFL's splicing joins "-1 fee" and "x\ny"); a cut; the string doubled,
+        grown to one of the program's numbers by a character repeated (`grow`), or
         one of its parts repeated or dropped; a one-character literal swapped for another; or another
         input's value copied (a map key that should equal a looked-up item). Mutations aimed at a
         panic site (`nudge` > 0) are, with that probability, one of the `aimed_moves` that apply
@@ -136,6 +137,8 @@ class Dictionary:
             out = s[: at + 1] + token
         elif roll < 0.8 and s:
             out = s + sep + s
+        elif roll < 0.84 and s and self.longer_lengths(len(s), max_length):
+            out = self.grow(rng, s, max_length)
         elif roll < 0.9 and any(c in s for c in self.separators):
             out = self.repeat_segment(rng, s)
         elif roll < 0.95 and len(self.separators) > 1 and any(c in s for c in self.separators):
@@ -168,6 +171,19 @@ class Dictionary:
     def drop_separator(self, rng: random.Random, s: str) -> str:
         at = rng.choice([i for i, c in enumerate(s) if c in self.separators and not c.isalnum()])
         return s[:at] + s[at + 1:]
+
+    def longer_lengths(self, length: int, max_length: int) -> list[int]:
+        """The program's numbers (each ±1) that a string of `length` could grow to."""
+        return [n for n in self.ints if length < n <= max_length]
+
+    def grow(self, rng: random.Random, s: str, max_length: int) -> str:
+        """`s` grown to one of the lengths the program compares with ("digits.length() < 12"), by
+        one of its characters repeated where it stands: "4-22" -> "4-2222222222". A count the
+        program keeps in a loop (digits seen, fields read) steps up by one per generation of the
+        search, since each run's path fixes its number of iterations; this jumps to the bound."""
+        target = rng.choice(self.longer_lengths(len(s), max_length))
+        at = rng.randrange(len(s))
+        return s[:at] + s[at] * (target - len(s)) + s[at:]
 
     def fewer_parts(self, s: str) -> list[str]:
         """Every `s` with one item fewer, as AFL's deterministic stage deletes each block in turn:

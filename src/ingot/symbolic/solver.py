@@ -52,6 +52,10 @@ class SolverStats:
     # Z3 resource units spent on queries over the string models' terms (positions, parts,
     # regular memberships): deterministic, so budgets on it give the same search anywhere.
     model_units: int = 0
+    # Z3 resource units of every query over strings (`model_units` and the rest, each charged
+    # `QUERY_UNITS` more): the costly work, in a count that is the same on every machine, by
+    # which the explorer shares its time with random inputs (`Explorer.fuzz_turn`).
+    string_units: int = 0
     # Unknown answers turned sat by a search near the run's values (`nearby`), and its evaluations
     nearby_sat: int = 0
     nearby_evaluations: int = 0
@@ -62,7 +66,7 @@ class SolverStats:
                 "unknown_rlimit": self.unknown_rlimit, "unknown_timeout": self.unknown_timeout,
                 "unknown_budget": self.unknown_budget,
                 "cache_hits": self.cache_hits, "model_reuse": self.model_reuse, "z3_calls": self.z3_calls,
-                "model_units": self.model_units, "nearby_sat": self.nearby_sat,
+                "model_units": self.model_units, "string_units": self.string_units, "nearby_sat": self.nearby_sat,
                 "nearby_evaluations": self.nearby_evaluations, "time_s": round(self.time_s, 4)}
 
 
@@ -405,12 +409,15 @@ class Solver:
         return Result("sat", model)
 
     def _count_units(self, s: z3.Solver, query: list[Expr]) -> None:
-        """Add the query's Z3 resource units to `model_units` when it is over a string model's terms."""
+        """Add the query's Z3 resource units to `string_units` when it is over strings (asked of
+        a fresh solver), and to `model_units` when it is over a string model's terms."""
         seen = self._units_seen
         try:
             self._units_seen = s.statistics().get_key_value("rlimit count")
         except z3.Z3Exception:  # no work counted (a query Z3 answered while simplifying)
             return
+        if s is not self._z3:
+            self.stats.string_units += self._units_seen - seen + QUERY_UNITS
         if any(c.id in self._model_terms for c in query):
             self.stats.model_units += self._units_seen - seen + QUERY_UNITS
 
