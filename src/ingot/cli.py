@@ -232,6 +232,9 @@ def dis(targets: tuple[str, ...]) -> None:
                    "progress), on panic sites that have not panicked and no check query aimed at.")
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
               help="MB a run may grow the process by before it is cut (and reported under limits).")
+@click.option("--max-llm-calls", default=1000, show_default=True, type=click.IntRange(min=1),
+              help="LLM calls one run may make (each reply an input) before it is cut (and reported under "
+                   "limits): a retry loop bounded by an input would otherwise build replies until --max-steps.")
 @click.option("--lcov", "lcov_file", type=click.Path(dir_okay=False, path_type=Path), default=None, metavar="FILE",
               help="Write line and branch coverage of the generated tests as an LCOV tracefile (genhtml, editors).")
 @click.option("--cobertura", "cobertura_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -256,7 +259,7 @@ def dis(targets: tuple[str, ...]) -> None:
 def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
             max_len: int, max_string_length: int, solver_timeout: int, solver_rlimit: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
-            max_memory: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None,
+            max_memory: int, max_llm_calls: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None,
             only: tuple[str, ...], workers: int, dask: str | None, state_dir: Path | None,
             resume_dir: Path | None) -> None:
     """Explore FUNCTION concolically: cover every feasible branch edge, find every reachable panic.
@@ -281,7 +284,7 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
         require_function(program, function, paths)
     options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
                       solver_timeout_ms=solver_timeout, solver_rlimit=solver_rlimit, seed=seed, prune_after=prune_after or None,
-                      panic_runs=panic_runs, memory_mb=max_memory)
+                      panic_runs=panic_runs, memory_mb=max_memory, max_llm_calls=max_llm_calls)
     if tracker is not None:
         options.tracker = tracker
     if function is None:

@@ -5,13 +5,17 @@ error."""
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 from click.testing import CliRunner
 
 import ingot
 from ingot.cli import main
 from ingot.concolic.explore import Explorer, Options
+
+RETRY = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps" / "retry_extract.baml"
 
 LLM = """
 client Fast = openai.ChatClient.new(model = "m", api_key = "k")
@@ -125,3 +129,16 @@ def test_a_run_calling_an_llm_past_the_cap_is_cut_quickly_and_the_search_goes_on
     result = Explorer(program.view, "Poll", Options(max_llm_calls=50, seed=0)).explore()
     assert len(result.covered) == len(result.edges)
     assert not result.infeasible
+
+
+def test_the_cap_on_llm_calls_is_an_explore_option_and_its_cuts_are_reported() -> None:
+    # the retry loop's fourth try needs a fourth reply: past a cap of three, those runs are cut
+    # (the planted bug behind it is out of reach, and the report says why it may be)
+    result = CliRunner().invoke(main, ["explore", str(RETRY), "ReadInvoice", "--json", "--seed", "0",
+                                       "--max-llm-calls", "3"])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["limits"].get("llm-calls", 0) > 0
+    assert report["complete"] is False
+    assert not report["coverage"]["infeasible"]
+    assert all(len(t["mocks"].get("ExtractInvoice", [])) <= 3 for t in report["tests"])
