@@ -76,21 +76,29 @@ def test_a_string_grows_to_a_length_the_program_compares_with() -> None:
     for _ in range(20):
         out = words.grow(rng, "4-2", 32)
         assert len(out) == 12
-        # one character of the string repeated where it stands
-        assert any(out == "4-2"[:i] + "4-2"[i] * 10 + "4-2"[i + 1:] for i in range(3))
+        assert is_grown("4-2", out)
 
 
 def test_the_mutations_grow_strings_when_the_program_has_such_numbers() -> None:
     words = Dictionary.of(ingot.load(HERE / "pin_block.baml").view.bytecode, ["PinBlock"])
     rng = random.Random(0)
-    lengths = {len(words.mutate_string(rng, "12 3", 32)) for _ in range(400)}
-    assert {11, 12, 13} <= lengths  # the program's 12, each ±1
+    outs = {words.mutate_string(rng, "12 3", 32) for _ in range(400)}
+    grown = {len(out) for out in outs if is_grown("12 3", out)}
+    assert {11, 12, 13} <= grown  # the program's 12, each ±1, by one character repeated
+
+
+def is_grown(s: str, out: str) -> bool:
+    """Is `out` the string `s` with one of its characters repeated where it stands?"""
+    more = len(out) - len(s)
+    return more > 0 and any(out == s[:i] + s[i] * more + s[i:] for i in range(len(s)))
 
 
 def test_a_search_its_solver_finishes_cheaply_runs_no_fuzz_turns_and_says_so() -> None:
-    program = ingot.load_source('function F(a: int, b: int) -> int {\n  if (a > 10 && b == a * 2) {\n'
-                                '    return 1;\n  }\n  0\n}\n')
+    program = ingot.load_source('function F(s: string, n: int) -> int {\n  if (s.starts_with("ab") && n > 10) {\n'
+                                '    return 1;\n  }\n  if (s == "stop") {\n    return 2;\n  }\n  0\n}\n')
     ex = Explorer(program.view, "F", Options(seed=0)).explore()
+    assert ex.solver_stats["string_units"] > 0  # its string queries are few and cheap: no turn earned
+    assert len(ex.covered) == len(ex.edges)
     assert ex.fuzz_runs == 0
     assert as_json(program.view, ex)["fuzz_runs"] == 0
 
