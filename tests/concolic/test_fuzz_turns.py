@@ -74,7 +74,7 @@ def test_a_string_grows_to_a_length_the_program_compares_with() -> None:
     assert words.longer_lengths(12, 32) == []
     rng = random.Random(0)
     for _ in range(20):
-        out = words.grow(rng, "4-2", 32)
+        out = words.grow(rng, "4-2", words.longer_lengths(3, 32))
         assert len(out) == 12
         assert is_grown("4-2", out)
 

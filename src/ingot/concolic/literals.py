@@ -137,8 +137,8 @@ class Dictionary:
             out = s[: at + 1] + token
         elif roll < 0.8 and s:
             out = s + sep + s
-        elif roll < 0.84 and s and self.longer_lengths(len(s), max_length):
-            out = self.grow(rng, s, max_length)
+        elif roll < 0.84 and s and (lengths := self.longer_lengths(len(s), max_length)):
+            out = self.grow(rng, s, lengths)
         elif roll < 0.9 and any(c in s for c in self.separators):
             out = self.repeat_segment(rng, s)
         elif roll < 0.95 and len(self.separators) > 1 and any(c in s for c in self.separators):
@@ -176,12 +176,14 @@ class Dictionary:
         """The program's numbers (each ±1) that a string of `length` could grow to."""
         return [n for n in self.ints if length < n <= max_length]
 
-    def grow(self, rng: random.Random, s: str, max_length: int) -> str:
-        """`s` grown to one of the lengths the program compares with ("digits.length() < 12"), by
-        one of its characters repeated where it stands: "4-22" -> "4-2222222222". A count the
-        program keeps in a loop (digits seen, fields read) steps up by one per generation of the
-        search, since each run's path fixes its number of iterations; this jumps to the bound."""
-        target = rng.choice(self.longer_lengths(len(s), max_length))
+    @staticmethod
+    def grow(rng: random.Random, s: str, lengths: list[int]) -> str:
+        """`s` grown to one of `lengths` (`longer_lengths`: those the program compares with,
+        "digits.length() < 12"), by one of its characters repeated where it stands: "4-22" ->
+        "4-2222222222". A count the program keeps in a loop (digits seen, fields read) steps up
+        by one per generation of the search, since each run's path fixes its number of
+        iterations; this jumps to the bound."""
+        target = rng.choice(lengths)
         at = rng.randrange(len(s))
         return s[:at] + s[at] * (target - len(s)) + s[at:]
 

@@ -416,10 +416,11 @@ class Solver:
             self._units_seen = s.statistics().get_key_value("rlimit count")
         except z3.Z3Exception:  # no work counted (a query Z3 answered while simplifying)
             return
+        charged = self._units_seen - seen + QUERY_UNITS
         if s is not self._z3:
-            self.stats.string_units += self._units_seen - seen + QUERY_UNITS
+            self.stats.string_units += charged
         if any(c.id in self._model_terms for c in query):
-            self.stats.model_units += self._units_seen - seen + QUERY_UNITS
+            self.stats.model_units += charged
 
     def _unknown(self, s: z3.Solver) -> Result:
         """An unknown answer, counted by what stopped Z3 (the clock: "timeout"; the resource
