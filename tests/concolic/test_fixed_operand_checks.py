@@ -20,11 +20,11 @@ from witness_programs import (  # tests/ is no package
     SEEDS,
     bugs_found,
     explored,
+    tracked_run,
     witness_tests,
 )
 
 import ingot
-from ingot.symbolic.expr import Interner
 from ingot.symbolic.shadow import EntryKind
 from ingot.symbolic.tracker import TrackedVM
 
@@ -110,16 +110,7 @@ def test_the_check_posed_with_the_fixed_value_free_reaches_the_panic(name: str) 
 
 
 def tracked(name: str, fn: str, args: dict[str, Any]) -> TrackedVM:
-    from ingot.concolic.inputs import InputBuilder, InputSpace
-
-    program = ingot.load(HERE / f"{name}.baml")
-    x = Interner()
-    vm = TrackedVM(program.view, x, env=None)
-    builder = InputBuilder(program.view, x, InputSpace(), args, vm.hset, 6)
-    fview = program.view.function(fn)
-    values, shadows = zip(*(builder.build(ty, pname) for pname, ty in fview.params))
-    vm.run_tracked(program.view.bytecode.by_name[fn], list(values), list(shadows))
-    return vm
+    return tracked_run(ingot.load(HERE / f"{name}.baml"), fn, args)
 
 
 @pytest.mark.parametrize("name, fn, args, fixed_var", [

@@ -16,6 +16,8 @@ import pytest
 import ingot
 from ingot.concolic.edges import reachable_edges
 from ingot.concolic.explore import Exploration, Explorer, Options
+from ingot.symbolic.expr import Interner
+from ingot.symbolic.tracker import TrackedVM
 
 APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
 
@@ -100,3 +102,17 @@ def explored(here: Path, programs: Programs, name: str, **options: Any) -> tuple
     fn, bug, _ = programs[name]
     program = ingot.load(here / f"{name}.baml")
     return Explorer(program.view, fn, Options(**options)).explore(), bug
+
+
+def tracked_run(program: ingot.Program, fn: str, assignment: dict[str, Any]) -> TrackedVM:
+    """One tracked run of `fn` on inputs given by access path (`"xs.$len"`, `"xs[0]"`), as the
+    explorer runs a child: its path, checks and concretizations are in `vm.trace`."""
+    from ingot.concolic.inputs import InputBuilder, InputSpace
+
+    x = Interner()
+    vm = TrackedVM(program.view, x, env=None)
+    builder = InputBuilder(program.view, x, InputSpace(), assignment, vm.hset, 6)
+    fview = program.view.function(fn)
+    values, shadows = zip(*(builder.build(ty, pname) for pname, ty in fview.params))
+    vm.run_tracked(program.view.bytecode.by_name[fn], list(values), list(shadows))
+    return vm

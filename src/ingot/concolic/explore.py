@@ -553,6 +553,12 @@ class Explorer:
     def record(self, run: RunResult, now: float) -> bool:
         """Count the run's edges and findings; True when it covered an edge or found a bug first."""
         res = self.result
+        for proven, ctx in run.trace.proven:
+            # Its check could not fail on this path: as if it had been aimed at in vain (a query
+            # answered unsat), so inputs that reach it again are still tried (a later pass of a
+            # loop adds one more term).
+            self.aim(proven)
+            self._tried_checks.setdefault((proven, ctx, 0), "unsat")
         new_edges = [e for e in dict.fromkeys(run.trace.edges) if e not in res.covered and e in self._edge_keys]
         res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
         new_finding = False

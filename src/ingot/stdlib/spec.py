@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from ingot.semantics.types import EnumT, Ty, TypeVar
 from ingot.symbolic.expr import Expr, Interner
+from ingot.symbolic.intervals import IntRanges
 from ingot.symbolic.shadow import Shadow
 
 # Type variables of signatures: `T` the array element, `K`/`V` a map's key and
@@ -43,6 +44,7 @@ class Tracker(Protocol):
 
     x: Interner  # builds hash-consed expressions
     max_parts: int  # a `split`/`lines` result is modelled up to this many parts (more: concretized)
+    int_ranges: IntRanges  # the bounds every value of an int expression keeps
 
     def scalar(self, shadow: Shadow, value: Any) -> Expr | None: ...
     def lift(self, shadow: Shadow, value: Any) -> Expr | None: ...

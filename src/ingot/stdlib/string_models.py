@@ -92,31 +92,20 @@ def _position(t: Tracker, i: Expr, n: Expr) -> Expr:
     return x.ite(x.lt(i, x.const(0)), x.arith(Op.ADD, i, n), i)
 
 
-def _at_least(e: Expr) -> int | None:
-    """A lower bound every value of `e` keeps, where its form shows one (None: none known)."""
-    if e.is_const and e.sort is Sort.INT:
-        return int(e.value)
-    if e.op is Op.LENGTH:
-        return 0
-    if e.op in (Op.INDEX_OF, Op.LAST_INDEX_OF):
-        return -1  # a position, or -1 for none
-    if e.op is Op.ADD:
-        low = [_at_least(a) for a in e.args]
-        return None if any(b is None for b in low) else sum(b for b in low if b is not None)
-    return None
-
-
 def _clamped(t: Tracker, i: Expr, n: Expr) -> Expr:
     """`slice`'s clamping of one bound into [0, n] (an end past `n` is cut by `SUBSTR` itself).
 
     A bound that cannot be negative (a length, a found position plus one: `at + 1`) needs no
-    clamping: the `ite`s would only give the string solver cases to refute.
+    clamping: the `ite`s would only give the string solver cases to refute. Nor does `n - 1`
+    (the last character's position) need the count from the end: it is negative only when
+    `n` is 0, and then so is `n - 1 + n`.
     """
     x = t.x
-    low = _at_least(i)
-    if low is not None and low >= 0:
+    if t.int_ranges.of(i)[0] >= 0:
         return i
     zero = x.const(0)
+    if i.op is Op.SUB and i.args[0] is n and i.args[1].is_const and i.args[1].value == 1:
+        return x.ite(x.lt(i, zero), zero, i)
     shifted = x.arith(Op.ADD, i, n)
     return x.ite(x.lt(i, zero), x.ite(x.lt(shifted, zero), zero, shifted), i)
 

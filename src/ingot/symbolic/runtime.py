@@ -39,6 +39,7 @@ from ingot.runtime.values import Variant
 from ingot.symbolic.exact import ExactForms
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.expr import Op as ExprOp
+from ingot.symbolic.intervals import IntRanges
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow, Site
 
 
@@ -78,6 +79,9 @@ class RunTrace:
     # the expressions that fed the concretizations, and the CONCRETIZE conditions (ids) it lifts
     # (`ingot.symbolic.exact`; the explorer poses it when the check itself is not sat).
     exact: dict[int, tuple[Expr, frozenset[int]]] = field(default_factory=dict)
+    # Checks not recorded because the ranges prove they cannot fail on this path
+    # (`TrackerRuntime.cannot_fail`): (the (function index, pc, kind) site, the call context).
+    proven: set[tuple[Site, int]] = field(default_factory=set)
 
     def edge_set(self) -> set[tuple[str, int, int]]:
         return set(self.edges)
@@ -97,6 +101,7 @@ class TrackerRuntime:
         self._site_hits: dict[int, int] = {}
         self.trace = RunTrace()
         self.exact_forms = ExactForms(interner)  # nodes over a concretized operand (`fixed_operand`)
+        self.int_ranges = IntRanges()  # an overflow check that cannot fail is not recorded
         self.heap: dict[tuple[int, Any], Shadow] = {}
         self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
         # ids of the objects that have ever had a heap shadow (kept alive, so the ids stay
@@ -202,10 +207,15 @@ class TrackerRuntime:
             return  # folded: nothing to negate (and nothing to record)
         self.trace.path.append(PathEntry(kind, site, observed, alternatives, ctx, check))
         self.trace.entry_edges.append(len(self.trace.edges))
+        if kind is not EntryKind.CONCRETIZE:  # not a fixed value: the exact checks free those again
+            self.int_ranges.learn(observed)
 
     def check(self, frame: SiteFrame, kind: str, safe: Expr, holds: bool) -> None:
         """An operation that panics with `kind` unless `safe` holds."""
         if safe.is_const:
+            return
+        if holds and self.cannot_fail(safe):
+            self.trace.proven.add(((frame.fn.index, frame.pc - 1, kind), frame.ctx))
             return
         x = self.x
         observed = safe if holds else x.not_(safe)
@@ -216,6 +226,12 @@ class TrackerRuntime:
                 self.trace.exact[len(self.trace.path)] = (x.not_(exact), released)
         self.record(EntryKind.CHECK, (frame.fn.index, frame.pc - 1, kind), observed,
                     (Alternative(alt, None, kind),), frame.ctx, kind)
+
+    def cannot_fail(self, safe: Expr) -> bool:
+        """Does a check's `safe` hold for every input on this path, by the ranges alone? Never
+        asked once an operand was fixed in this run: a fixed value's range is one number, while
+        the exact checks pose that check again with the operand free (`fixed_operand`)."""
+        return not self.exact_forms.forms and self.int_ranges.always(safe)
 
     def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any) -> None:
         """Fix a symbolic operand to its concrete value (CONCRETIZE entry)."""
