@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import random
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ DIGITS = "0123456789"
 # Candidates that write a literal where an entry equates a part with it (`Query.aimed`), rather
 # than mutating at random: the rest still explore around the run's values.
 AIMED_SHARE = 0.25
+# Mutations of a string that move one of its numbers (`_moved_number`), where it has digits.
+NUMBER_MOVES = 0.2
 # What evaluating an entry raises where it has no value (a division by zero, a variable left out)
 EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
 
@@ -299,6 +302,10 @@ def _mutated(rng: random.Random, sort: Sort, value: Any, tokens: Tokens, alphabe
 
 
 def _mutated_string(rng: random.Random, s: str, tokens: Tokens, alphabet: str) -> str:
+    if rng.random() < NUMBER_MOVES:
+        moved = _moved_number(rng, s, tokens)
+        if moved is not None:
+            return moved
     roll = rng.random()
     at = rng.randint(0, len(s))
     if roll < 0.25 and s:  # one character for another, a digit for a digit most of all
@@ -327,6 +334,26 @@ def _mutated_string(rng: random.Random, s: str, tokens: Tokens, alphabet: str) -
             del fields[rng.randrange(len(fields))]
             return sep.join(fields)
     return rng.choice(tokens.strings) if tokens.strings else s
+
+
+_DIGIT_RUN = re.compile(r"[0-9]+")
+
+
+def _moved_number(rng: random.Random, s: str, tokens: Tokens) -> str | None:
+    """`s` with one of its runs of digits read as a number and moved as an int variable is
+    ("60h 5m" -> "30h 5m" -> "0h 5m"), half the time padded to the run's width: a sum of parsed
+    fields under a bound is then a few steps of the walk, where a digit changed at random
+    rarely lowers the right field. None when `s` has no digits."""
+    runs = list(_DIGIT_RUN.finditer(s))
+    if not runs:
+        return None
+    run = rng.choice(runs)
+    digits = run.group()
+    moved = str(abs(_mutated_int(rng, int(digits), tokens)) if rng.random() < 0.5 else
+                rng.choice((0, int(digits) // 2)))
+    if rng.random() < 0.5:
+        moved = moved.zfill(len(digits))  # a field of fixed width keeps it: "43" -> "03", "09:30" -> "04:30"
+    return s[:run.start()] + moved + s[run.end():]
 
 
 def _mutated_int(rng: random.Random, n: int, tokens: Tokens) -> int:
