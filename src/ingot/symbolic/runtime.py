@@ -101,7 +101,7 @@ class TrackerRuntime:
         self._site_hits: dict[int, int] = {}
         self.trace = RunTrace()
         self.exact_forms = ExactForms(interner)  # nodes over a concretized operand (`fixed_operand`)
-        self.int_ranges = IntRanges()  # an overflow check that cannot fail is not recorded
+        self.int_ranges = IntRanges()  # a check the ranges prove on the path is not recorded (`check`)
         self.heap: dict[tuple[int, Any], Shadow] = {}
         self._keep: list[Any] = []  # objects whose ids key the heap shadow stay alive
         # ids of the objects that have ever had a heap shadow (kept alive, so the ids stay
