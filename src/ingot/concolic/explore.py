@@ -558,7 +558,7 @@ class Explorer:
             # answered unsat), so inputs that reach it again are still tried (a later pass of a
             # loop adds one more term).
             self.aim(proven)
-            self._tried_checks.setdefault((proven, ctx, 0), "unsat")
+            self._tried_checks.setdefault(check_key(proven, ctx, 0), "unsat")
         new_edges = [e for e in dict.fromkeys(run.trace.edges) if e not in res.covered and e in self._edge_keys]
         res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
         new_finding = False
@@ -654,7 +654,7 @@ class Explorer:
                 if result.status != "sat" and j in run.trace.exact:  # the check over a fixed operand
                     result, predicted = exact_checks.pose(self, run.trace.exact[j], prefix), None
                 if entry.kind is EntryKind.CHECK:
-                    self._tried_checks[check_key(entry, nth)] = result.status
+                    self._tried_checks[check_key(entry.site, entry.ctx, nth)] = result.status
                 if result.status != "sat" or result.model is None:
                     if result.status == "unknown":
                         self.limit("solver-unknown")
@@ -685,7 +685,7 @@ class Explorer:
             self._revisits[revisit] = count + 1
             return REVISIT_PRIORITY + self._distance.revisit_bonus(target, res.covered)
         if entry.kind is EntryKind.CHECK:
-            check = check_key(entry, nth)
+            check = check_key(entry.site, entry.ctx, nth)
             if check in self._tried_checks:
                 # Aimed at once already; if that query was not sat, this path (another prefix)
                 # might have reached the panic, so skipping it leaves the search not exhaustive.
@@ -782,8 +782,9 @@ def first_mismatch(path: list[PathEntry], predicted: tuple[tuple[Site, int], ...
     return len(predicted)
 
 
-def check_key(entry: PathEntry, nth: int) -> tuple[Site, int, int]:
-    return (entry.site, entry.ctx, min(nth, MAX_CHECK_OCCURRENCE))
+def check_key(site: Site, ctx: int, nth: int) -> tuple[Site, int, int]:
+    """How a check's queries are remembered: its site, call context and occurrence on the path."""
+    return (site, ctx, min(nth, MAX_CHECK_OCCURRENCE))
 
 
 def tracker_class(name: str) -> type[TrackedVM]:

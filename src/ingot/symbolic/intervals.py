@@ -1,4 +1,4 @@
-"""The range an int expression can take, to drop overflow checks that can never fail.
+"""The range an int expression can take, to drop the checks a path cannot fail.
 
 `s.length() - 1` is checked against overflow like any subtraction, and the explorer aims at
 the check's failing side: a query over the string model that is always unsat, and slow (tens
@@ -55,18 +55,13 @@ class IntRanges:
     def always(self, cond: Expr) -> bool:
         """Does `cond` hold whatever values its variables take on this path (ranges alone decide:
         `0 <= i and i < n` for `i` a loop's index below a learned `n`)?"""
-        op, args = cond.op, cond.args
-        if op is Op.AND:
-            return all(self.always(part) for part in args)
-        if op is Op.NOT and args[0].op in (Op.LT, Op.LE):
-            later, earlier = args[0].args
-            return self._ordered(earlier, later, strict=args[0].op is Op.LE)
-        if op in (Op.LT, Op.LE) and args[0].sort is Sort.INT:
-            return self._ordered(args[0], args[1], strict=op is Op.LT)
-        if op is Op.NOT and args[0].op is Op.EQ:  # `-n` overflows only for n == INT_MIN
-            a, b = args[0].args
+        if cond.op is Op.AND:
+            return all(self.always(part) for part in cond.args)
+        if cond.op is Op.NOT and cond.args[0].op is Op.EQ:  # `-n` overflows only for n == INT_MIN
+            a, b = cond.args[0].args
             return self._ordered(a, b, strict=True) or self._ordered(b, a, strict=True)
-        return False
+        order = _order(cond)
+        return order is not None and self._ordered(*order)
 
     def _ordered(self, a: Expr, b: Expr, strict: bool) -> bool:
         if a.sort is not Sort.INT or b.sort is not Sort.INT:
@@ -76,21 +71,16 @@ class IntRanges:
 
     def learn(self, cond: Expr) -> None:
         """Narrow the ranges by a condition that holds on this run's path from here on (`n <= 100000`
-        after `if (n > 100000) { return -1; }`). Ranges already derived from the narrowed node
-        keep their wider bounds (still true, only less precise). A comparison of two
-        non-constants teaches nothing here."""
-        op, args = cond.op, cond.args
-        if op is Op.AND:
-            for part in args:
+        after `if (n > 100000) { return -1; }`); the ranges computed from a narrowed node are
+        computed again when next asked for. A comparison of two non-constants teaches nothing here."""
+        if cond.op is Op.AND:
+            for part in cond.args:
                 self.learn(part)
-        elif op is Op.NOT and args[0].op in (Op.LT, Op.LE):
-            later, earlier = args[0].args  # not (x < y) is y <= x; not (x <= y) is y < x
-            self._below(earlier, later, strict=args[0].op is Op.LE)
-        elif op in (Op.LT, Op.LE):
-            self._below(args[0], args[1], strict=op is Op.LT)
-        elif op is Op.EQ and args[0].sort is Sort.INT:
-            self._below(args[0], args[1], strict=False)
-            self._below(args[1], args[0], strict=False)
+        elif cond.op is Op.EQ and cond.args[0].sort is Sort.INT:
+            self._below(cond.args[0], cond.args[1], strict=False)
+            self._below(cond.args[1], cond.args[0], strict=False)
+        elif (order := _order(cond)) is not None:
+            self._below(*order)
 
     def _below(self, a: Expr, b: Expr, strict: bool) -> None:
         """Learn `a < b` (or `a <= b`) where one side is an int constant."""
@@ -149,3 +139,13 @@ class IntRanges:
         if any(math.isnan(c) for c in corners):  # 0 * inf: a factor may be 0 and the other unbounded
             return UNBOUNDED
         return (min(corners), max(corners))
+
+
+def _order(cond: Expr) -> tuple[Expr, Expr, bool] | None:
+    """`cond` as (a, b, strict) for `a < b` (strict) or `a <= b`; None if it is no such comparison."""
+    if cond.op in (Op.LT, Op.LE):
+        return cond.args[0], cond.args[1], cond.op is Op.LT
+    if cond.op is Op.NOT and cond.args[0].op in (Op.LT, Op.LE):
+        later, earlier = cond.args[0].args  # not (x < y) is y <= x; not (x <= y) is y < x
+        return earlier, later, cond.args[0].op is Op.LE
+    return None
