@@ -108,3 +108,60 @@ def test_the_same_seed_gives_the_same_fuzz_turns() -> None:
     first, second = (Explorer(program.view, "PinBlock", Options(seed=1)).explore() for _ in range(2))
     assert first.fuzz_runs == second.fuzz_runs > 0
     assert [t.args for t in first.tests] == [t.args for t in second.tests]
+
+
+CONFIG = """
+function Workers(text: string) -> int {
+  let cfg: map<string, string> = {};
+  for (let line in text.lines()) {
+    let kv = line.trim().split("=");
+    if (kv.length() == 2) {
+      cfg[kv[0].trim()] = kv[1].trim();
+    }
+  }
+  if (cfg.has("mode") && cfg["mode"] == "batch") {
+    return int.parse(cfg.get("workers") ?? "1") catch (e) {
+      _ => 1
+    };
+  }
+  0
+}
+"""
+
+
+class ExpansionLog(Explorer):
+    """Notes, for every run, whether it ran in the middle of another run's expansion."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.expanding = False
+        self.runs_log: list[tuple[bool, int]] = []  # (inside an expansion, edges covered before it)
+        self.expanded: list[str] = []  # the reasons of the jobs expanded, in order
+
+    def expand(self, job: Any, *args: Any, **kwargs: Any) -> None:
+        self.expanded.append(job.reason)
+        self.expanding = True
+        try:
+            super().expand(job, *args, **kwargs)
+        finally:
+            self.expanding = False
+
+    def run(self, assignment: dict[str, Any]) -> Any:
+        self.runs_log.append((self.expanding, len(self.result.covered)))
+        return super().run(assignment)
+
+
+def test_fuzz_turns_are_taken_between_the_queries_of_one_expansion() -> None:
+    """A config parser's expansion asks its string queries over every line one after the other
+    (some answered unknown at their limit): the random inputs their units earn run in between,
+    not after the whole expansion, and those that covered an edge first are run again to be
+    expanded. (Before, on seeds 0-8, this search took 2.1-3.8 s to full coverage; now 0.4-5.2 s,
+    median 0.7 s.)"""
+    program = ingot.load_source(CONFIG)
+    ex = ExpansionLog(program.view, "Workers", Options(seed=2, max_runs=600))
+    res = ex.explore()
+    assert len(res.covered) == len(res.edges)
+    inside = sum(expanding for expanding, _ in ex.runs_log)
+    assert res.fuzz_runs > 100 and inside > res.fuzz_runs // 2  # most turns came between two queries
+    assert any(ex.runs_log[t.run - 1][0] for t in res.tests)  # such inputs covered edges first...
+    assert "fuzz" in ex.expanded  # ...and were run again to be expanded

@@ -77,7 +77,9 @@ def test_string_model_queries_count_their_resource_units() -> None:
 
 
 def explore(program: ingot.Program, **options: object) -> dict:
-    ex = Explorer(program.view, "Route", Options(seed=1, max_runs=40, timeout_s=3600, **options)).explore()  # type: ignore[arg-type]
+    # Most runs are fuzz turns the string queries earned: 80 runs ask enough queries for one to
+    # hit the resource limit.
+    ex = Explorer(program.view, "Route", Options(seed=1, max_runs=80, timeout_s=3600, **options)).explore()  # type: ignore[arg-type]
     return as_json(program.view, ex)
 
 
@@ -102,7 +104,7 @@ def test_a_resumed_search_asks_its_string_queries_again_and_gives_the_same_repor
     program = ingot.load(path)
     sources = {str(f): f.read_text() for f in program.files}
     # a budget the search spends part-way: the models are on before the stop and off after it
-    options = Options(seed=1, max_runs=60, timeout_s=3600, solver_timeout_ms=300_000, solver_rlimit=200_000,
+    options = Options(seed=1, max_runs=140, timeout_s=3600, solver_timeout_ms=300_000, solver_rlimit=200_000,
                       string_model_units=600_000)
     expected = as_json(program.view, Explorer(program.view, "Route", options).explore())
     assert expected["limits"].get("string-models-off", 0) > 0

@@ -274,7 +274,7 @@ def aim(explorer: Explorer, aims: PanicAims, run: RunResult, targets: Sequence[t
                 prefix = path[:k]
                 query = explorer.slice([p.observed for p in prefix], alt.cond)
                 units = explorer.solver.stats.model_units
-                result = explorer.solver.solve(query, explorer.domains(query), run.assignment)
+                result = explorer.ask(query, run.assignment)
                 aims.model_units += explorer.solver.stats.model_units - units
                 if result.status != "sat" or result.model is None:
                     if result.status == "unknown":

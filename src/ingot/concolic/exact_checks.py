@@ -28,7 +28,7 @@ def pose(explorer: Explorer, exact: tuple[Expr, frozenset[int]], prefix: list[Pa
     goal, released = exact
     kept = [p.observed for p in prefix if p.observed.id not in released]
     query = explorer.slice(kept, goal)
-    result = explorer.solver.solve(query, explorer.domains(query))
+    result = explorer.ask(query)
     if result.status == "sat":
         explorer.result.fixed_aims += 1
     return result

@@ -40,7 +40,7 @@ from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.nearby import Tokens
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
-from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Solver
+from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Result, Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 from ingot.view import Edge, ProgramView
 
@@ -94,10 +94,14 @@ class Options:
 
 REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`), plus below 1 (`revisit_bonus`)
 PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the systematic flips only
-# Random inputs run between the solver's children per million Z3 units spent on strings
-# (`fuzz_turn`): at 0.3-1.2 µs a unit and 1-2 ms a run, a tenth to a fifth of the time.
-FUZZ_RUNS_PER_MEGAUNIT = 100
-FUZZ_AFTER_UNITS = 1_000_000  # a search its solver finishes within about a second needs no fuzzing
+# Random inputs run between the solver's queries per million Z3 units spent on strings
+# (`fuzz_turn`): at 0.3-1.2 µs a unit and 1-2 ms a run, a third to two thirds of the time. String
+# queries Z3 answers unknown cost their whole limit each, while random inputs built from the
+# program's literals reach a config's keys or a card number's twelve digits in a few hundred
+# runs: the application benchmarks reach their coverage two to five times sooner than at a
+# hundred runs a megaunit, with every bug still found.
+FUZZ_RUNS_PER_MEGAUNIT = 300
+FUZZ_AFTER_UNITS = 200_000  # a search whose string queries take a tenth of a second needs no fuzzing
 FUZZ_PRIORITY = 1_000  # a fuzz turn's input runs next, before any child
 
 
@@ -376,6 +380,8 @@ class Explorer:
                 self.mutation_turn()
             else:
                 self.fuzz_turn()
+            if res.runs >= self.options.max_runs:
+                continue  # the fuzz turn ran the last runs of the budget: the checks above stop the search
             _, _, job = heapq.heappop(self._queue)
             run = self.run(job.assignment)
             res.runs += 1
@@ -391,8 +397,7 @@ class Explorer:
                 # with the string models on may run with them off and still panic), and its path
                 # is new from where it left the prediction (the entries before are the parent's).
                 job = replace(job, bound=min(first_mismatch(run.trace.path, job.predicted) + 1, len(run.trace.path)))
-            if not self.record(run, time.perf_counter() - start) and job.reason == "fuzz":
-                continue  # kept for its hit counts at most, as a fuzzer's input: nothing to negate
+            self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
                 continue
@@ -487,13 +492,35 @@ class Explorer:
         (in Z3 units, the same on every machine) has earned one, as hybrid fuzzers run a fuzzer
         beside the concolic executor: the queries of string parsing cost up to their limit each,
         and mutations of the corpus reach a length or a count compared with a literal (twelve
-        digits of a card number) long before the queue empties. Such an input is expanded only
-        when it covered an edge or found a bug."""
+        digits of a card number) long before the queue empties.
+
+        The turn comes between two queries (`ask`), not only between two runs: one run's
+        expansion over a config file's lines asks dozens of string queries (seconds), while the
+        inputs they earn would have covered the keys it looks up. An input that covered an edge
+        or found a bug is queued first, to be run again (a millisecond) and expanded as the
+        solver's children are; the others are kept for their hit counts at most."""
         res = self.result
-        earned = FUZZ_RUNS_PER_MEGAUNIT * (self.solver.stats.string_units - FUZZ_AFTER_UNITS) // 1_000_000
-        if self._queue and self._corpus and res.fuzz_runs < earned:
+        while self._queue and self._corpus and res.fuzz_runs < self.fuzz_earned() and not self.stop_requested \
+                and res.runs < self.options.max_runs and time.perf_counter() < self._deadline:
             res.fuzz_runs += 1
-            self.push(Job(self.random_assignment(), 0, None, "fuzz"), FUZZ_PRIORITY)
+            res.runs += 1
+            run = self.run(self.random_assignment())
+            if run.cut is not None:
+                self.limit(run.cut)
+                res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
+            elif self.record(run, time.perf_counter() - self._start):
+                self.push(Job(run.assignment, 0, None, "fuzz"), FUZZ_PRIORITY)
+
+    def fuzz_earned(self) -> int:
+        """Fuzz runs the string queries' Z3 units have earned so far (`fuzz_turn`)."""
+        return FUZZ_RUNS_PER_MEGAUNIT * (self.solver.stats.string_units - FUZZ_AFTER_UNITS) // 1_000_000
+
+    def ask(self, query: list[Expr], near: dict[str, Any] | None = None) -> Result:
+        """Solve a query over the inputs' domains (searching near `near` where Z3 cannot answer),
+        then take the fuzz turn its Z3 units earned."""
+        result = self.solver.solve(query, self.domains(query), near)
+        self.fuzz_turn()
+        return result
 
     def edges_done(self) -> bool:
         return bool(self._edge_keys) and self._edge_keys <= self.result.covered | self.result.infeasible
@@ -639,7 +666,7 @@ class Explorer:
                     goal = self.diversified(entry)
                 prefix = path[:j]
                 query = self.slice([p.observed for p in prefix], goal)
-                result = self.solver.solve(query, self.domains(query), run.assignment)
+                result = self.ask(query, run.assignment)
                 predicted: tuple[tuple[Site, int], ...] | None = \
                     tuple((p.site, p.observed.id) for p in prefix) + ((entry.site, goal.id),)
                 if result.status == "unsat" and self.fixed(prefix, query):
@@ -647,7 +674,7 @@ class Explorer:
                     # Solve without them (QSYM's optimistic solving); the run decides.
                     free = [p.observed for p in prefix if p.kind is not EntryKind.CONCRETIZE]
                     query = self.slice(free, goal)
-                    result = self.solver.solve(query, self.domains(query), run.assignment)
+                    result = self.ask(query, run.assignment)
                     predicted = None
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
