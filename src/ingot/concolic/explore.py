@@ -517,9 +517,11 @@ class Explorer:
 
     def ask(self, query: list[Expr], near: dict[str, Any] | None = None) -> Result:
         """Solve a query over the inputs' domains (searching near `near` where Z3 cannot answer),
-        then take the fuzz turn its Z3 units earned."""
+        then take the fuzz turn its Z3 units earned, while the edge search lasts: the panic
+        search interleaves mutations of its own (`mutation_turn`), within its budget of runs."""
         result = self.solver.solve(query, self.domains(query), near)
-        self.fuzz_turn()
+        if not self.panic_phase():
+            self.fuzz_turn()
         return result
 
     def edges_done(self) -> bool:
