@@ -500,8 +500,7 @@ class Explorer:
         or found a bug is queued first, to be run again (a millisecond) and expanded as the
         solver's children are; the others are kept for their hit counts at most."""
         res = self.result
-        while self._queue and self._corpus and res.fuzz_runs < self.fuzz_earned() and not self.stop_requested \
-                and res.runs < self.options.max_runs and time.perf_counter() < self._deadline:
+        while self.fuzz_due():
             res.fuzz_runs += 1
             res.runs += 1
             run = self.run(self.random_assignment())
@@ -511,9 +510,13 @@ class Explorer:
             elif self.record(run, time.perf_counter() - self._start):
                 self.push(Job(run.assignment, 0, None, "fuzz"), FUZZ_PRIORITY)
 
-    def fuzz_earned(self) -> int:
-        """Fuzz runs the string queries' Z3 units have earned so far (`fuzz_turn`)."""
-        return FUZZ_RUNS_PER_MEGAUNIT * (self.solver.stats.string_units - FUZZ_AFTER_UNITS) // 1_000_000
+    def fuzz_due(self) -> bool:
+        """Have the string queries' Z3 units earned another fuzz run (`fuzz_turn`), with children
+        queued, a corpus to draw from, and runs and time left in the budget?"""
+        res = self.result
+        earned = FUZZ_RUNS_PER_MEGAUNIT * (self.solver.stats.string_units - FUZZ_AFTER_UNITS) // 1_000_000
+        return bool(self._queue and self._corpus) and res.fuzz_runs < earned and not self.stop_requested \
+            and res.runs < self.options.max_runs and time.perf_counter() < self._deadline
 
     def ask(self, query: list[Expr], near: dict[str, Any] | None = None) -> Result:
         """Solve a query over the inputs' domains (searching near `near` where Z3 cannot answer),
