@@ -667,7 +667,7 @@ class Explorer:
                 if priority is None:
                     continue
                 goal = alt.cond
-                if entry.kind is EntryKind.CONCRETIZE:
+                if entry.kind is EntryKind.CONCRETIZE and alt.label != "modelled":
                     goal = self.diversified(entry)
                 prefix = path[:j]
                 query = self.slice([p.observed for p in prefix], goal)

@@ -86,10 +86,11 @@ class PackVM(TrackedVM):
         self.host_calls.append(HostCall(leaf.value, fn.name, arg_terms))
         return value, leaf
 
-    def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any) -> None:
+    def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any, modelled: Expr | None = None) -> None:
         # A 0-d tensor fixed to its value (string interpolation, a built-in the tracker
         # does not model): the guard pins it like any scalar.
-        super().concretize(frame, shadow, float(value) if is_tensor(value) and value.numel() == 1 else value)
+        super().concretize(frame, shadow, float(value) if is_tensor(value) and value.numel() == 1 else value,
+                           modelled)
 
     def _as_graph_value(self, shadow: Shadow, value: Any) -> Any:
         e = self.scalar(shadow, value)

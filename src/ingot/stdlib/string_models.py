@@ -359,14 +359,14 @@ def _plain_trim(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[S
     e = t.scalar(shadows[0], args[0])
     if e is None:
         return result, None
-    if result != args[0]:
-        t.concretize(frame, shadows[0], args[0])
-        return result, None
     x = t.x
     edges = []
     for ws in (" ", "\t", "\n", "\r"):
         edges.append(x.not_(x.str_pred(Op.PREFIX, e, x.const(ws))))
         edges.append(x.not_(x.str_pred(Op.SUFFIX, e, x.const(ws))))
+    if result != args[0]:
+        t.concretize(frame, shadows[0], args[0], modelled=x.and_(*edges))
+        return result, None
     t.assume(frame, x.and_(*edges))
     return result, e
 
@@ -469,10 +469,10 @@ def float_parse_model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: 
     x = t.x
     parses = x.str_op(Op.IN_RE, s, value=so.FLOAT_SYNTAX)
     result = _parse_checked(t, frame, fn, args, parses)
-    if not so.matches(args[0], _DECIMAL):
-        t.concretize(frame, shadows[0], args[0])
-        return result, None
     well_formed, value = _signed_number(t, s)
+    if not so.matches(args[0], _DECIMAL):
+        t.concretize(frame, shadows[0], args[0], modelled=well_formed)
+        return result, None
     t.assume(frame, well_formed)
     return result, x.to_float(value)
 

@@ -335,7 +335,9 @@ def _case_change(case: str) -> Model:
     """`s.to_lower_case()`: on a string without upper-case letters it is `s` itself.
 
     The run assumes so (a CONCRETIZE-kind entry the explorer may negate); a string
-    that has such letters is fixed to its value instead.
+    that has such letters is fixed to its value instead, with "no such letters" as the
+    fixed value's first alternative, so `answer.to_lower_case() == "yes"` can still be
+    solved from a run whose answer was "No".
     """
     def model(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
               shadows: list[Shadow]) -> tuple[Any, Shadow]:
@@ -345,7 +347,7 @@ def _case_change(case: str) -> Model:
             return result, None
         stable = t.x.caseless(e, case)
         if result != args[0] or not caseless_value(args[0], case):
-            t.concretize(frame, shadows[0], args[0])
+            t.concretize(frame, shadows[0], args[0], modelled=stable)
             return result, None
         t.assume(frame, stable)
         return result, e

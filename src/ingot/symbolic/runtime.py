@@ -233,15 +233,23 @@ class TrackerRuntime:
         the exact checks pose that check again with the operand free (`fixed_operand`)."""
         return not self.exact_forms.forms and self.int_ranges.always(safe)
 
-    def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any) -> None:
-        """Fix a symbolic operand to its concrete value (CONCRETIZE entry)."""
+    def concretize(self, frame: SiteFrame, shadow: Shadow, value: Any, modelled: Expr | None = None) -> None:
+        """Fix a symbolic operand to its concrete value (CONCRETIZE entry).
+
+        `modelled`: the condition on the operand under which its model would have kept it
+        symbolic (`s.to_lower_case()` of a string without capitals). It is the entry's first
+        alternative: a value the model can follow is worth more than another fixed one.
+        """
         x = self.x
         for expr, concrete in self.scalar_parts(shadow, value):
             observed = x.eq(expr, x.const(concrete, expr.sort))
             if not observed.is_const:
                 self.trace.concretized += 1
+                other = Alternative(x.not_(observed), None, "concretize")
+                escape = () if modelled is None or modelled.is_const or expr is not shadow else \
+                    (Alternative(modelled, None, "modelled"),)
                 self.record(EntryKind.CONCRETIZE, (frame.fn.index, frame.pc - 1), observed,
-                            (Alternative(x.not_(observed), None, "concretize"),), frame.ctx)
+                            escape + (other,), frame.ctx)
 
     def fixed_operand(self, op: ExprOp, a: Expr, fixed: Expr, value: Any) -> Expr:
         """`a op value`, where `value` is what `fixed` was just concretized to: the node is kept
