@@ -29,7 +29,7 @@ import math
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +49,7 @@ DIGITS = "0123456789"
 AIMED_SHARE = 0.25
 # Mutations of a string that move one of its numbers (`_moved_number`), where it has digits.
 NUMBER_MOVES = 0.2
+ALL_NUMBERS_SHARE = 0.25  # of the number moves: every run of digits moved at once (`_moved_number`)
 # What evaluating an entry raises where it has no value (a division by zero, a variable left out)
 EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
 
@@ -343,10 +344,13 @@ def _moved_number(rng: random.Random, s: str, tokens: Tokens) -> str | None:
     """`s` with one of its runs of digits read as a number and moved as an int variable is
     ("60h 5m" -> "30h 5m" -> "0h 5m"), half the time padded to the run's width: a sum of parsed
     fields under a bound is then a few steps of the walk, where a digit changed at random
-    rarely lowers the right field. None when `s` has no digits."""
+    rarely lowers the right field; some of the time every run at once (`_every_number_moved`).
+    None when `s` has no digits."""
     runs = list(_DIGIT_RUN.finditer(s))
     if not runs:
         return None
+    if len(runs) > 1 and rng.random() < ALL_NUMBERS_SHARE:
+        return _every_number_moved(rng, s)
     run = rng.choice(runs)
     digits = run.group()
     moved = str(abs(_mutated_int(rng, int(digits), tokens)) if rng.random() < 0.5 else
@@ -354,6 +358,17 @@ def _moved_number(rng: random.Random, s: str, tokens: Tokens) -> str | None:
     if rng.random() < 0.5:
         moved = moved.zfill(len(digits))  # a field of fixed width keeps it: "43" -> "03", "09:30" -> "04:30"
     return s[:run.start()] + moved + s[run.end():]
+
+
+_SAME_MOVES: tuple[Callable[[int], int], ...] = (lambda n: 0, lambda n: n * 2, lambda n: n * 10, lambda n: n // 2)
+
+
+def _every_number_moved(rng: random.Random, s: str) -> str:
+    """`s` with every run of digits moved the same way (zeroed, doubled, times ten or halved): a
+    sum of parsed fields ("76h 76h 76h" under an hour) is then one step of the walk, where one
+    field at a time takes several, each undone by the walk's restarts from the run's values."""
+    move = rng.choice(_SAME_MOVES)
+    return _DIGIT_RUN.sub(lambda m: str(move(int(m.group()))), s)
 
 
 def _mutated_int(rng: random.Random, n: int, tokens: Tokens) -> int:
