@@ -146,22 +146,22 @@ def test_numbers_inside_a_string_are_moved_until_a_bound_on_their_sum_holds(monk
     """Every field must shrink, and keep its width: moving a field's number (halved, zeroed, by
     a step, zero-padded) gets there within a few hundred evaluations on most seeds, where digits
     replaced at random rarely do (about 1,500 evaluations when they do, on half the seeds)."""
-    x = Interner()
-    query = fields_under_ten(x)
-    tokens = nearby.Tokens([], [" "], [])
-
-    def found(seeds: range) -> int:
-        hits = 0
-        for seed in seeds:
-            model, _ = nearby.search(query, {"s": "43 57 81"}, tokens, random.Random(seed), 600, 32)
-            if model is not None:
-                assert satisfied(query, model) and len(model["s"]) == 8
-                hits += 1
-        return hits
-
-    assert found(range(20)) >= 14
+    query = fields_under_ten(Interner())
+    assert models_found(query, "43 57 81", 600, width=8) >= 14
     monkeypatch.setattr(nearby, "NUMBER_MOVES", 0.0)
-    assert found(range(20)) <= 3
+    assert models_found(query, "43 57 81", 600, width=8) <= 3
+
+
+def models_found(query: list[Expr], near: str, evaluations: int, width: int | None = None) -> int:
+    """On how many of 20 seeds the search finds a model of `query` near `{"s": near}` (each one
+    checked: it satisfies the query and, with `width`, keeps the string that long)."""
+    found = 0
+    for seed in range(20):
+        model, _ = nearby.search(query, {"s": near}, nearby.Tokens([], [" "], []), random.Random(seed), evaluations, 32)
+        if model is not None:
+            assert satisfied(query, model) and (width is None or len(model["s"]) == width)
+            found += 1
+    return found
 
 
 def many_fields_under_a_bound(x: Interner) -> list[Expr]:
@@ -181,19 +181,7 @@ def test_every_number_in_a_string_moves_at_once_for_a_sum_of_many_fields(monkeyp
     """Four fields that must all come down (an hour-first duration under an hour): one field
     at a time, each step must also survive the walk's restarts from the run's values; every
     field moved the same way at once (zeroed, halved) is one step."""
-    x = Interner()
-    query = many_fields_under_a_bound(x)
-    tokens = nearby.Tokens([], [" "], [])
-
-    def found(seeds: range) -> int:
-        hits = 0
-        for seed in seeds:
-            model, _ = nearby.search(query, {"s": "76h 76h 76h 76h"}, tokens, random.Random(seed), 200, 32)
-            if model is not None:
-                assert satisfied(query, model)
-                hits += 1
-        return hits
-
-    assert found(range(20)) >= 15
+    query = many_fields_under_a_bound(Interner())
+    assert models_found(query, "76h 76h 76h 76h", 200) >= 15
     monkeypatch.setattr(nearby, "ALL_NUMBERS_SHARE", 0.0)
-    assert found(range(20)) <= 5
+    assert models_found(query, "76h 76h 76h 76h", 200) <= 5
