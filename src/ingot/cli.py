@@ -330,20 +330,23 @@ def print_report(report: dict[str, Any], as_json: bool) -> None:
         click.echo(to_json_text(report, indent=1))
         return
     from rich.console import Console
+    from rich.markup import escape
 
     from ingot.concolic.report import summary_table
 
+    # Messages, values and source text are the program's: escaped, or `xs[i]` loses its `[i]`
+    # to rich's markup (an italic tag) and `[/]` in a string value is an error.
     console = Console()
     console.print(summary_table(report))
     for f in report["findings"]:
-        console.print(f"[bold red]{f['kind']}[/]: {f['message']}  args={to_json_text(f['args'])}"
-                      + (f"  llm={to_json_text(f['mocks'])}" if f["mocks"] else ""))
+        console.print(f"[bold red]{f['kind']}[/]: {escape(f['message'])}  args={escape(to_json_text(f['args']))}"
+                      + (f"  llm={escape(to_json_text(f['mocks']))}" if f["mocks"] else ""))
         for line in f["trace"]:
-            console.print(f"    {line}", highlight=False)
+            console.print(f"    {escape(line)}", highlight=False)
     for edge in report["coverage"]["uncovered"]:
-        console.print(f"[yellow]uncovered[/] {edge}", highlight=False)
+        console.print(f"[yellow]uncovered[/] {escape(edge)}", highlight=False)
     for edge in report["coverage"]["infeasible"]:
-        console.print(f"[dim]infeasible[/] {edge}", highlight=False)
+        console.print(f"[dim]infeasible[/] {escape(edge)}", highlight=False)
 
 
 def write_coverage(program: Program, explorations: Sequence[Any], lcov_file: Path | None, cobertura_file: Path | None,

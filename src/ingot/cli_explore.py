@@ -147,7 +147,9 @@ def run_jobs(jobs: list[FunctionJob], workers: int, dask: str | None, show_progr
 
 def print_summary(doc: dict[str, Any], job_s: dict[str, float], wall: float, where: str) -> None:
     from rich.console import Console
+    from rich.markup import escape
 
+    # The program's messages and source text are escaped: rich would read `xs[i]` as markup.
     console = Console()
     console.print(summary_table(doc, job_s))
     for what in ("skipped", "failed"):
@@ -155,19 +157,20 @@ def print_summary(doc: dict[str, Any], job_s: dict[str, float], wall: float, whe
         for item in doc[what]:
             reasons.setdefault(item["reason"], []).append(item["function"])
         for reason, names in reasons.items():
-            console.print(f"{what} {', '.join(names)}: {reason}", highlight=False, style="dim" if what == "skipped" else "red")
+            console.print(escape(f"{what} {', '.join(names)}: {reason}"), highlight=False,
+                          style="dim" if what == "skipped" else "red")
     for rep in doc["functions"]:
         for f in rep["findings"]:
             # Arguments and LLM replies are in the function's report (`--json`, or FUNCTION alone).
-            console.print(f"[bold red]{f['kind']}[/] in {rep['function']}: {f['message']}", highlight=False)
+            console.print(f"[bold red]{f['kind']}[/] in {rep['function']}: {escape(f['message'])}", highlight=False)
             if f["trace"]:
-                console.print(f"    {f['trace'][-1]}", highlight=False)
+                console.print(f"    {escape(f['trace'][-1])}", highlight=False)
     totals = doc["totals"]
     distinct = totals["distinct_edges"]
     console.print(f"{totals['explored']} function{'s' if totals['explored'] != 1 else ''} explored, "
                   f"{totals['skipped']} skipped, {totals['failed']} failed; "
                   f"{distinct['covered']} of {distinct['total']} distinct edges covered; "
-                  f"{wall:.1f}s on {where}", highlight=False)
+                  f"{wall:.1f}s on {escape(where)}", highlight=False)
 
 
 def write_all_tests(program: Program, paths: Sequence[Path], doc: dict[str, Any], emit: tuple[str, Path],

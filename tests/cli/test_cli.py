@@ -141,3 +141,33 @@ def test_a_refused_host_import_is_a_clear_error_in_test_and_not_needed_by_prompt
     # rendering a prompt runs no host function: it needs none imported
     code, out, err = invoke("prompt", str(src), "Ask", "--args", '{"q": "x"}')
     assert code == 0, (out, err)
+
+
+def test_explore_prints_the_programs_brackets_as_written(tmp_path: Path) -> None:
+    """Source text, messages and values reach the terminal as written: `xs[i]` keeps its `[i]`
+    (rich's markup would take it for an italic tag) and a string value holding `[/]` prints."""
+    src = tmp_path / "pick.baml"
+    src.write_text('function Pick(xs: int[], i: int, tag: string) -> int {\n'
+                   '  if (xs[i] > 100 && tag != "[/]") {\n'
+                   '    return 1;\n'
+                   '  }\n'
+                   '  0\n'
+                   '}\n')
+    code, out, _ = invoke("explore", str(src), "Pick", "--max-runs", "1")
+    assert code == 0
+    assert "IndexOutOfBounds" in out
+    assert "`xs[i] > 100`" in out
+    assert 'tag != "[/]"' in out
+
+
+def test_explore_of_every_function_prints_a_panic_message_as_written(tmp_path: Path) -> None:
+    src = tmp_path / "tag.baml"
+    src.write_text('function Tag(label: string) -> string {\n'
+                   '  if (label.length() > 3) {\n'
+                   '    baml.sys.panic("bad [/] label [i]" + label);\n'
+                   '  }\n'
+                   '  label\n'
+                   '}\n')
+    code, out, _ = invoke("explore", str(src))
+    assert code == 0
+    assert "UserPanic in Tag: bad [/] label [i]" in out
