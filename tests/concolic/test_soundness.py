@@ -12,6 +12,7 @@ import itertools
 import pytest
 
 import ingot
+from ingot.concolic.edges import edge_label
 from ingot.concolic.explore import Explorer, Options
 
 DOMAIN = range(-4, 8)
@@ -113,3 +114,61 @@ def test_an_exhaustive_search_claims_the_dead_edge_infeasible() -> None:
     assert result.complete, result.limits
     labels = {k[2] for k in result.infeasible}
     assert len(result.infeasible) == 1 and labels  # `x < 3` under `x > 5`
+
+
+SIZES = """
+function Sizes(xs: int[], s: string) -> int {
+  if (xs.length() > 10) {
+    return 1;
+  }
+  if (s.length() > 40) {
+    return 2;
+  }
+  if (xs.length() < 0 || s.length() < 0) {
+    return 3;
+  }
+  0
+}
+"""
+
+
+def test_an_edge_only_longer_inputs_take_is_not_claimed_infeasible(tmp_path) -> None:
+    """Eleven elements or forty-one characters are past the default caps on generated inputs
+    (`max_len`, `max_string_length`), not past what the function accepts: those edges stay
+    uncovered and are not claimed infeasible, and the search says it is best effort."""
+    path = tmp_path / "sizes.baml"
+    path.write_text(SIZES)
+    program = ingot.load(path)
+    assert program.call("Sizes", xs=list(range(11)), s="") == 1
+    assert program.call("Sizes", xs=[], s="x" * 41) == 2
+    result = Explorer(program.view, "Sizes", Options(seed=0)).explore()
+    status = {}
+    for e in result.edges:
+        key = (e.site.function, e.site.block, e.target)
+        label = edge_label(program.view, key)
+        status[label.split("`")[1] + " " + label.split(" (")[1].split(")")[0]] = \
+            "covered" if key in result.covered else "infeasible" if key in result.infeasible else "uncovered"
+    assert status["xs.length() > 10 true"] == "uncovered"
+    assert status["s.length() > 40 true"] == "uncovered"
+    assert result.stopped_by == "exhausted" and not result.complete
+    assert result.limits.get("input-sizes", 0) >= 1
+
+
+def test_an_edge_no_input_of_any_size_takes_is_still_claimed_infeasible(tmp_path) -> None:
+    path = tmp_path / "negative.baml"
+    path.write_text("""
+function Negative(xs: int[], n: int) -> int {
+  if (xs.length() < 0) {
+    return 1;
+  }
+  if (n > 3 && n < 2) {
+    return 2;
+  }
+  0
+}
+""")
+    program = ingot.load(path)
+    result = Explorer(program.view, "Negative", Options(seed=0)).explore()
+    claimed = {edge_label(program.view, k).split("`")[1] for k in result.infeasible}
+    assert result.complete
+    assert claimed == {"xs.length() < 0", "n < 2"}

@@ -681,6 +681,8 @@ class Explorer:
                     query = self.slice(free, goal)
                     result = self.ask(query, run.assignment)
                     predicted = None
+                elif result.status == "unsat" and not fixed_before and self.only_within_sizes(query):
+                    self.limit("input-sizes")  # a longer input may take it: not a proof
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
                 if result.status != "sat" and j in run.trace.exact:  # the check over a fixed operand
@@ -777,6 +779,20 @@ class Explorer:
             rest = keep
         ids = {id(p) for p in chosen}  # (a list's `in` made this quadratic on long paths)
         return [p for p in prefix if id(p) in ids] + [goal]
+
+    def only_within_sizes(self, query: list[Expr]) -> bool:
+        """Was this unsat answer owed to the caps on input sizes (`max_len` elements,
+        `max_string_length` characters), so that a longer input may satisfy the query? Asked
+        only while the search may still be complete: "complete" and "infeasible" are claims
+        about every input, not those the caps let the search generate."""
+        if self.result.limits:
+            return False  # already best effort: no claim rests on this answer
+        names = set().union(*(q.vars for q in query))
+        if not any(n.endswith(".$len") for n in names) and not self.solver.mentions_strings(query):
+            return False
+        uncapped = [d for n in sorted(names) if not n.endswith(".$len") for d in self.space.domains.get(n, ())]
+        lengths = [self.x.le(self.x.const(0), self.x.var(n, Sort.INT)) for n in sorted(names) if n.endswith(".$len")]
+        return not self.solver.unsat_at_any_size(query, uncapped + lengths)
 
     def domains(self, query: list[Expr]) -> list[Expr]:
         names = sorted(set().union(*(q.vars for q in query)))

@@ -330,6 +330,26 @@ class Solver:
             return self.rlimit
         return min(self.rlimit, STRING_QUERY_RLIMIT) if self.rlimit else STRING_QUERY_RLIMIT
 
+    def unsat_at_any_size(self, query: list[Expr], domains: list[Expr]) -> bool:
+        """Is `query` unsat for inputs of any size, not only those of up to `max_string_length`
+        characters? `domains`: the inputs' own, with no cap on an array's length either. Asked
+        of a Z3 context of its own, so the search's Z3 answers after it are those a resumed
+        search gets by replaying `z3_log`; an unknown answer is not a proof (False)."""
+        try:
+            terms = [self.to_z3(c) for c in query + domains]
+            names = sorted(set().union(*(c.vars for c in query + domains)))
+            ranges = [d for n in names if n in self._vars and self._vars[n][0] is Sort.INT
+                      for d in self.domain(n, Sort.INT)]
+            ctx = z3.Context()
+            s = z3.Solver(ctx=ctx)
+            s.set("timeout", self.clock_ms)
+            s.set("rlimit", self.rlimit)
+            for t in terms + ranges:
+                s.add(t.translate(ctx))
+            return bool(s.check() == z3.unsat)
+        except z3.Z3Exception:
+            return False
+
     def replay(self, log: list[tuple[int, list[Expr]]]) -> None:
         """Ask Z3 the queries of another `Solver`'s `z3_log` (as expressions), in order, so that
         this one's Z3 answers the queries after them as that one would. Stats are left as
@@ -352,6 +372,11 @@ class Solver:
         except z3.Z3Exception:
             return False  # `_check` reports it
         return any(c.id in self._model_terms for c in query)
+
+    def mentions_strings(self, query: list[Expr]) -> bool:
+        """Does the query mention a string variable (whose length the domains cap)?"""
+        names: dict[str, Sort] = {n: Sort.INT for c in query for n in c.vars}
+        return self._on_strings(query, names)
 
     def _on_strings(self, query: list[Expr], names: dict[str, Sort]) -> bool:
         """Does the query mention a string variable? (Its terms are translated first: they know the sorts.)"""
