@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from ingot.cli_limits import call_options, limit_options
+from ingot.cli_limits import Seconds, call_options, limit_options
 
 if TYPE_CHECKING:
     from ingot.api import Program
@@ -209,10 +209,14 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
 @click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
 @click.option("--seed", default=0, show_default=True, help="Seed for the search and the solver.")
-@click.option("--max-runs", default=10000, show_default=True, help="Budget of concrete runs.")
-@click.option("--timeout", default=60.0, show_default=True, help="Budget in seconds.")
-@click.option("--max-len", default=6, show_default=True, help="Longest array input to generate.")
-@click.option("--max-string-length", default=32, show_default=True, help="Longest string input to generate.")
+@click.option("--max-runs", default=10000, show_default=True, type=click.IntRange(min=1),
+              help="Budget of concrete runs.")
+@click.option("--timeout", default=60.0, show_default=True, type=Seconds(min=0, min_open=True),
+              help="Budget in seconds.")
+@click.option("--max-len", default=6, show_default=True, type=click.IntRange(min=0),
+              help="Longest array input to generate (also the most entries of a map input).")
+@click.option("--max-string-length", default=32, show_default=True, type=click.IntRange(min=0),
+              help="Longest string input to generate.")
 @click.option("--solver-timeout", default=10000, show_default=True, type=click.IntRange(min=0),
               help="Per-query solver timeout (ms): the clock's upper bound on --solver-rlimit; 0: no clock, so "
                    "answers never depend on the machine's load (needs --solver-rlimit).")

@@ -1,12 +1,27 @@
-"""The limits of a run as command-line options, shared by `ingot run` and `ingot test`."""
+"""The limits of a run as command-line options, shared by `ingot run` and `ingot test`, and the
+`Seconds` type every `--timeout` takes."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
 
 from ingot.runtime import limits
+
+
+class Seconds(click.FloatRange):
+    """A finite number of seconds in a range: NaN compares false with any bound, so a range
+    alone lets `--timeout nan` (and `inf`) through to the code that counts down from it."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a finite number of seconds.", param, ctx)
+        return seconds
 
 
 def limit_options(command: Any) -> Any:
@@ -21,7 +36,7 @@ def limit_options(command: Any) -> Any:
         ("--max-map-length", limits.MAX_MAP_LENGTH, int, "Largest map, in entries (AllocFailure)."),
     ]
     for flag, default, kind, text in reversed(specs):
-        command = click.option(flag, type=click.FloatRange(min=0) if kind is float else click.IntRange(min=0),
+        command = click.option(flag, type=Seconds(min=0) if kind is float else click.IntRange(min=0),
                                default=default, show_default=True, help=text + " 0: no limit.")(command)
     return click.option("--max-depth", default=20_000, show_default=True, type=click.IntRange(min=1),
                         help="Maximum BAML call depth (StackOverflow).")(command)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ingot.cli_limits import Seconds
 from ingot.meta.cli_gen import CallGroup
 from ingot.meta.keys import MetaError
 
@@ -71,7 +72,7 @@ def meta_command(paths: tuple[Path, ...], as_json: bool) -> None:
 @click.option("--name", default=None, help="Server name announced to clients [default: the file's or directory's name].")
 @click.option("--max-steps", type=click.IntRange(min=1), default=10_000_000, show_default=True,
               help="Budget of loop iterations and calls per tool call.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=30.0, show_default=True,
+@click.option("--timeout", type=Seconds(min=0, min_open=True), default=30.0, show_default=True,
               help="Wall-clock limit per tool call, in seconds (waiting for a worker included).")
 @click.option("--workers", type=click.IntRange(min=1), default=4, show_default=True,
               help="Tool calls running at once.")

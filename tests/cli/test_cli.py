@@ -171,3 +171,17 @@ def test_explore_of_every_function_prints_a_panic_message_as_written(tmp_path: P
     code, out, _ = invoke("explore", str(src))
     assert code == 0
     assert "UserPanic in Tag: bad [/] label [i]" in out
+
+
+@pytest.mark.parametrize("option, value", [("--max-len", "-1"), ("--max-string-length", "-5"), ("--max-runs", "0"),
+                                           ("--timeout", "nan"), ("--timeout", "inf"), ("--timeout", "0")])
+def test_explore_rejects_a_budget_out_of_range_naming_the_option(option: str, value: str) -> None:
+    code, _, err = invoke("explore", str(ROOT / "examples" / "tickets.baml"), "Triage", option, value)
+    assert code == 2
+    assert f"Invalid value for '{option}'" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_run_rejects_a_timeout_that_is_not_a_finite_number_of_seconds(value: str) -> None:
+    code, _, err = invoke("run", str(ENGINE / "fib.baml"), "Fib", "--args", '{"n": 3}', "--timeout", value)
+    assert code == 2 and "Invalid value for '--timeout'" in err
