@@ -172,3 +172,20 @@ function Negative(xs: int[], n: int) -> int {
     claimed = {edge_label(program.view, k).split("`")[1] for k in result.infeasible}
     assert result.complete
     assert claimed == {"xs.length() < 0", "n < 2"}
+
+
+def test_a_map_input_the_caps_leave_empty_keeps_the_search_from_claiming_complete(tmp_path) -> None:
+    """At `--max-len 0` a map input has no slots, so `m.has("k")` is never a query: the search
+    runs out of paths without having tried a key, and must not call that exhaustive."""
+    path = tmp_path / "lookup.baml"
+    path.write_text('function Lookup(m: map<string, int>) -> int {\n'
+                    '  if (m.has("k")) {\n'
+                    '    return 1;\n'
+                    '  }\n'
+                    '  0\n'
+                    '}\n')
+    program = ingot.load(path)
+    assert program.call("Lookup", m={"k": 1}) == 1
+    result = Explorer(program.view, "Lookup", Options(seed=0, max_len=0)).explore()
+    assert result.stopped_by == "exhausted" and not result.complete
+    assert result.limits.get("input-sizes", 0) >= 1 and not result.infeasible

@@ -331,6 +331,8 @@ class Explorer:
             values.append(value)
             shadows.append(shadow)
         args = {pname: to_python(v) for (pname, _), v in zip(fview.params, values)}
+        if builder.capped_map:
+            self.limit("input-sizes")
         outcome = Outcome()
         cut = None
         # A run allocates many acyclic objects (expressions, entries); each full collection would

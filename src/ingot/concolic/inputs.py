@@ -79,6 +79,9 @@ class InputBuilder:
         self.hset = heap_set  # (obj, key, shadow) -> None: the tracker's shadow heap
         self.max_len = max_len
         self.used: dict[str, Any] = {}  # the variables this run read, with their values
+        # A map input left with no slots by a cap (`max_len` 0, or nested `MAX_DEPTH` deep): its
+        # lookups are concrete, so no query can ask for a key, and the search is not complete.
+        self.capped_map = False
         self.program = view.bytecode
         # `classes`: the view's classes by name, when the caller keeps them across runs
         self._classes = classes if classes is not None else {c.name: c for c in view.classes()}
@@ -174,6 +177,7 @@ class InputBuilder:
         keys then stay concrete.
         """
         limit = self.max_len if depth < MAX_DEPTH else 0
+        self.capped_map = self.capped_map or limit == 0
         n, n_var = self.bounded(f"{name}.$len", 0, limit)
         out: dict[Any, Any] = {}
         shadows: dict[Any, Shadow] = {}

@@ -107,7 +107,7 @@ LIMIT_WORDS = {
     "revisit-cap": "flips skipped at the revisit cap",
     "check-repeat": "panic checks not re-aimed on other paths",
     "concretize-flips": "concretization flips skipped at the cap",
-    "input-sizes": "unsat answers owed to --max-len/--max-string-length",
+    "input-sizes": "unsat answers or empty maps owed to --max-len/--max-string-length",
     "max-runs": "stopped at --max-runs",
     "timeout": "stopped at --timeout",
     "interrupted": "interrupted (Ctrl-C)",
