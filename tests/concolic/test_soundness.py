@@ -189,3 +189,20 @@ def test_a_map_input_the_caps_leave_empty_keeps_the_search_from_claiming_complet
     result = Explorer(program.view, "Lookup", Options(seed=0, max_len=0)).explore()
     assert result.stopped_by == "exhausted" and not result.complete
     assert result.limits.get("input-sizes", 0) >= 1 and not result.infeasible
+
+
+def test_an_unsat_answer_over_floats_is_not_a_proof(tmp_path) -> None:
+    """Floats are solved as reals, where `x + 1.0 == x` has no solution; as a double, 1e16 is
+    one. The edge stays uncovered, not infeasible, and the search says it is best effort."""
+    path = tmp_path / "absorb.baml"
+    path.write_text('function Absorb(x: float) -> int {\n'
+                    '  if (x + 1.0 == x) {\n'
+                    '    return 1;\n'
+                    '  }\n'
+                    '  0\n'
+                    '}\n')
+    program = ingot.load(path)
+    assert program.call("Absorb", x=1e16) == 1
+    result = Explorer(program.view, "Absorb", Options(seed=0)).explore()
+    assert not result.infeasible and not result.complete
+    assert result.limits.get("float-reals", 0) >= 1

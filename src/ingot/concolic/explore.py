@@ -37,7 +37,7 @@ from ingot.concolic.uncovered_distance import UncoveredDistance
 from ingot.convert import to_python
 from ingot.runtime.errors import BamlError, BamlRaise
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
-from ingot.symbolic.expr import Expr, Interner, Sort
+from ingot.symbolic.expr import Expr, Interner, Sort, post_order
 from ingot.symbolic.nearby import Tokens
 from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
 from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Result, Solver
@@ -683,8 +683,8 @@ class Explorer:
                     query = self.slice(free, goal)
                     result = self.ask(query, run.assignment)
                     predicted = None
-                elif result.status == "unsat" and not fixed_before and self.only_within_sizes(query):
-                    self.limit("input-sizes")  # a longer input may take it: not a proof
+                elif result.status == "unsat" and not fixed_before and (why := self.not_a_proof(query)):
+                    self.limit(why)
                 elif result.status == "unsat" and alt.target is not None and not fixed_before:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
                 if result.status != "sat" and j in run.trace.exact:  # the check over a fixed operand
@@ -782,13 +782,22 @@ class Explorer:
         ids = {id(p) for p in chosen}  # (a list's `in` made this quadratic on long paths)
         return [p for p in prefix if id(p) in ids] + [goal]
 
+    def not_a_proof(self, query: list[Expr]) -> str | None:
+        """Why an unsat answer to `query` proves nothing about the program's inputs (the limit it
+        counts under), or None. "Complete" and "infeasible" are claims about every input, so
+        this is asked while the search may still be complete; once a limit was met, no claim
+        rests on the answer. Floats are Z3 reals: `x + 1.0 == x` is unsat over the reals and
+        true of 1e16 (and `x != x` of NaN). The caps on input sizes are the search's."""
+        if self.result.limits:
+            return None
+        done: dict[int, Any] = {}
+        if any(node.sort is Sort.FLOAT for q in query for node in post_order(q, done)):
+            return "float-reals"
+        return "input-sizes" if self.only_within_sizes(query) else None
+
     def only_within_sizes(self, query: list[Expr]) -> bool:
         """Was this unsat answer owed to the caps on input sizes (`max_len` elements,
-        `max_string_length` characters), so that a longer input may satisfy the query? Asked
-        only while the search may still be complete: "complete" and "infeasible" are claims
-        about every input, not those the caps let the search generate."""
-        if self.result.limits:
-            return False  # already best effort: no claim rests on this answer
+        `max_string_length` characters), so that a longer input may satisfy the query?"""
         names = set().union(*(q.vars for q in query))
         if not any(n.endswith(".$len") for n in names) and not self.solver.mentions_strings(query):
             return False

@@ -108,6 +108,7 @@ LIMIT_WORDS = {
     "check-repeat": "panic checks not re-aimed on other paths",
     "concretize-flips": "concretization flips skipped at the cap",
     "input-sizes": "unsat answers or empty maps owed to --max-len/--max-string-length",
+    "float-reals": "unsat answers over floats (solved as reals)",
     "max-runs": "stopped at --max-runs",
     "timeout": "stopped at --timeout",
     "interrupted": "interrupted (Ctrl-C)",
