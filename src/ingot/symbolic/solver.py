@@ -306,10 +306,7 @@ class Solver:
                 return straight
             # Z3's string solver slows down by orders of magnitude in an incremental solver that
             # has seen many queries: a string query gets a fresh solver (same context, same seed).
-            fresh = z3.Solver(ctx=self.ctx)
-            fresh.set("timeout", timeout)
-            fresh.set("random_seed", self.seed)
-            fresh.set("rlimit", self.string_rlimit())
+            fresh = self.fresh_z3(timeout, self.string_rlimit())
             return self._check(fresh, query, names, start)
         s.push()
         try:
@@ -341,9 +338,7 @@ class Solver:
             ranges = [d for n in names if n in self._vars and self._vars[n][0] is Sort.INT
                       for d in self.domain(n, Sort.INT)]
             ctx = z3.Context()
-            s = z3.Solver(ctx=ctx)
-            s.set("timeout", self.clock_ms)
-            s.set("rlimit", self.rlimit)
+            s = self.fresh_z3(self.clock_ms, self.rlimit, ctx)
             for t in terms + ranges:
                 s.add(t.translate(ctx))
             return bool(s.check() == z3.unsat)
@@ -386,6 +381,18 @@ class Solver:
         except z3.Z3Exception:
             return False  # `_check` reports it
         return any(self._vars[n][0] is Sort.STRING for n in names if n in self._vars)
+
+    def fresh_z3(self, timeout: int, rlimit: int, ctx: z3.Context | None = None) -> z3.Solver:
+        """A Z3 solver of its own (in `ctx`, else the search's context), with the search's seed.
+        Like the incremental one, it leaves Ctrl-C to the caller: by default Z3 takes SIGINT
+        for itself while it checks, so a Ctrl-C landing in a string query came back as an
+        unknown answer and the search ran on to its budget instead of stopping."""
+        s = z3.Solver(ctx=ctx if ctx is not None else self.ctx)
+        s.set("timeout", timeout)
+        s.set("random_seed", self.seed)
+        s.set("rlimit", rlimit)
+        s.set("ctrl_c", False)
+        return s
 
     def _z3_solver(self) -> z3.Solver:
         """One incremental Z3 solver per `Solver`, each query in its own push/pop scope.

@@ -193,10 +193,7 @@ def _solve_case(solver: Solver, query: list[Expr], defs: list[Definition], combo
         pairs = [(solver.to_z3(d.source), solver.to_z3(d.cases[c][1]))
                  for d, c in zip(defs, combo) if d.source.op is Op.VAR]
         joins = _composed(pairs)
-        s = z3.Solver(ctx=solver.ctx)
-        s.set("timeout", timeout)
-        s.set("random_seed", solver.seed)
-        s.set("rlimit", solver.string_rlimit())
+        s = solver.fresh_z3(timeout, solver.string_rlimit())
         for q in query:
             case = chosen.get(q.id)
             s.add(_substituted(solver.to_z3(q) if case is None else _case_z3(solver, case, defs), joins))
