@@ -337,8 +337,11 @@ class Solver:
             names = sorted(set().union(*(c.vars for c in query + domains)))
             ranges = [d for n in names if n in self._vars and self._vars[n][0] is Sort.INT
                       for d in self.domain(n, Sort.INT)]
+            timeout = self.clock_ms
+            if self.deadline is not None:  # the search's time left bounds it, as it does any query
+                timeout = max(1, min(timeout, int((self.deadline - time.perf_counter()) * 1000)))
             ctx = z3.Context()
-            s = self.fresh_z3(self.clock_ms, self.rlimit, ctx)
+            s = self.fresh_z3(timeout, self.rlimit, ctx)
             for t in terms + ranges:
                 s.add(t.translate(ctx))
             return bool(s.check() == z3.unsat)
