@@ -388,9 +388,7 @@ class Explorer:
             run = self.run(job.assignment)
             res.runs += 1
             if run.cut is not None:
-                # Cut part-way: its edges were taken, but its path is not whole (nothing to expand).
-                self.limit(run.cut)
-                res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
+                self.record_cut(run, run.cut)
                 continue
             if job.predicted is not None and not self.follows(run.trace.path, job):
                 res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
@@ -507,10 +505,15 @@ class Explorer:
             res.runs += 1
             run = self.run(self.random_assignment())
             if run.cut is not None:
-                self.limit(run.cut)
-                res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
+                self.record_cut(run, run.cut)
             elif self.record(run, time.perf_counter() - self._start):
                 self.push(Job(run.assignment, 0, None, "fuzz"), FUZZ_PRIORITY)
+
+    def record_cut(self, run: RunResult, cut: str) -> None:
+        """A run cut part-way (`cut`: the budget or cap): its edges were taken, but its path is
+        not whole (nothing to expand), and the search met that limit."""
+        self.limit(cut)
+        self.result.covered.update(e for e in run.trace.edges if e in self._edge_keys)
 
     def fuzz_due(self) -> bool:
         """Have the string queries' Z3 units earned another fuzz run (`fuzz_turn`), with children
@@ -790,20 +793,24 @@ class Explorer:
         true of 1e16 (and `x != x` of NaN). The caps on input sizes are the search's."""
         if self.result.limits:
             return None
-        done: dict[int, Any] = {}
-        if any(node.sort is Sort.FLOAT for q in query for node in post_order(q, done)):
-            return "float-reals"
+        seen: dict[int, Any] = {}
+        for q in query:
+            nodes = post_order(q, seen)  # (each shared subterm once)
+            if any(node.sort is Sort.FLOAT for node in nodes):
+                return "float-reals"
+            seen.update(dict.fromkeys(node.id for node in nodes))
         return "input-sizes" if self.only_within_sizes(query) else None
 
     def only_within_sizes(self, query: list[Expr]) -> bool:
         """Was this unsat answer owed to the caps on input sizes (`max_len` elements,
         `max_string_length` characters), so that a longer input may satisfy the query?"""
-        names = set().union(*(q.vars for q in query))
-        if not any(n.endswith(".$len") for n in names) and not self.solver.mentions_strings(query):
+        names = sorted(set().union(*(q.vars for q in query)))
+        lengths = [n for n in names if n.endswith(".$len")]  # arrays' and maps', capped at `max_len`
+        if not lengths and not self.solver.mentions_strings(query):
             return False
-        uncapped = [d for n in sorted(names) if not n.endswith(".$len") for d in self.space.domains.get(n, ())]
-        lengths = [self.x.le(self.x.const(0), self.x.var(n, Sort.INT)) for n in sorted(names) if n.endswith(".$len")]
-        return not self.solver.unsat_at_any_size(query, uncapped + lengths)
+        uncapped = [d for n in names if n not in lengths for d in self.space.domains.get(n, ())]
+        uncapped += [self.x.le(self.x.const(0), self.x.var(n, Sort.INT)) for n in lengths]
+        return not self.solver.unsat_at_any_size(query, uncapped)
 
     def domains(self, query: list[Expr]) -> list[Expr]:
         names = sorted(set().union(*(q.vars for q in query)))

@@ -246,6 +246,7 @@ class TrackerRuntime:
             if not observed.is_const:
                 self.trace.concretized += 1
                 other = Alternative(x.not_(observed), None, "concretize")
+                # (`modelled` is about the operand as a whole, not a part of an optional or union)
                 escape = () if modelled is None or modelled.is_const or expr is not shadow else \
                     (Alternative(modelled, None, "modelled"),)
                 self.record(EntryKind.CONCRETIZE, (frame.fn.index, frame.pc - 1), observed,
