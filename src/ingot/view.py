@@ -33,6 +33,7 @@ from ingot.fields_repr import FieldsRepr
 from ingot.mir import ir, pretty
 from ingot.mir.catch_panics import dead_panic_tests
 from ingot.mir.cleanup import successors
+from ingot.mir.static_branches import static_dead_edges
 from ingot.semantics.clients import ClientRef, ClientSpec, EnvRef
 from ingot.semantics.resolve import Items
 from ingot.semantics.types import (  # re-exported: consumers name types through this module
@@ -169,7 +170,9 @@ class FunctionView:
     def __init__(self, mir: ir.MirFunction, bex: BexFunction,
                  dead_edges: frozenset[tuple[int, int]] = frozenset()) -> None:
         self._mir = mir
-        self._dead_edges = dead_edges  # (block, target): `is_panic` tests no caught value can pass
+        # (block, target): `is_panic` tests no caught value can pass, and the edges the program's
+        # constants and types decide (`ingot.mir.static_branches`)
+        self._dead_edges = dead_edges
         self._bex = bex
         self.name = mir.name
         self.is_llm = mir.kind is ir.FnKind.LLM
@@ -213,7 +216,9 @@ class FunctionView:
         An edge into a compiler-made `unreachable` block (the `otherwise` of an
         exhaustive match, the last type test of an exhaustive match on a union) is
         one no input can take by construction; it is not a branch edge. Nor is the rethrow
-        of a panic by a `catch` whose protected code cannot panic (`ingot.mir.catch_panics`).
+        of a panic by a `catch` whose protected code cannot panic (`ingot.mir.catch_panics`),
+        nor the other side of a branch a constant or a type test decides, nor an edge out of a
+        block only such edges reach (`ingot.mir.static_branches`).
         """
         edges: list[Edge] = []
         blocks = self._mir.blocks
@@ -230,10 +235,10 @@ class FunctionView:
             elif isinstance(t, ir.Switch):
                 seen: set[int] = set()
                 for key, target in t.arms:
-                    if target not in seen:
+                    if target not in seen and (i, target) not in self._dead_edges:
                         seen.add(target)
                         edges.append(Edge(site, target, pretty.constant(key)))
-                if t.otherwise not in seen and not dead(t.otherwise):
+                if t.otherwise not in seen and not dead(t.otherwise) and (i, t.otherwise) not in self._dead_edges:
                     edges.append(Edge(site, t.otherwise, "otherwise"))
         return tuple(edges)
 
@@ -282,7 +287,7 @@ class ProgramView:
         self._bex = bex
         self._items = items
         llm = {name for name, fn in mir.functions.items() if fn.kind is ir.FnKind.LLM}
-        self._functions = {name: FunctionView(fn, bex.by_name[name], dead_panic_tests(fn, llm))
+        self._functions = {name: FunctionView(fn, bex.by_name[name], dead_panic_tests(fn, llm) | static_dead_edges(fn))
                            for name, fn in mir.functions.items()}
         self._meta = MappingProxyType(dict(meta or {}))
         self._clients = MappingProxyType(dict(clients or {}))

@@ -7,6 +7,7 @@ can take.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import replace
 
 from ingot.mir import ir
@@ -24,8 +25,9 @@ def successors(t: ir.Terminator | None) -> list[ir.BlockId]:
     return []
 
 
-def reachable(fn: ir.MirFunction) -> list[ir.BlockId]:
-    """Blocks reachable from the entry or from a reachable catch handler, in discovery order."""
+def reachable(fn: ir.MirFunction, cut: Set[tuple[ir.BlockId, ir.BlockId]] = frozenset()) -> list[ir.BlockId]:
+    """Blocks reachable from the entry or from a reachable catch handler, in discovery order,
+    never through an edge (block, target) in `cut`."""
     seen: list[ir.BlockId] = []
     marked: set[ir.BlockId] = set()
     work = [0]
@@ -36,7 +38,7 @@ def reachable(fn: ir.MirFunction) -> list[ir.BlockId]:
                 continue
             marked.add(b)
             seen.append(b)
-            work.extend(reversed(successors(fn.blocks[b].terminator)))
+            work.extend(reversed([t for t in successors(fn.blocks[b].terminator) if (b, t) not in cut]))
         handlers = [r.handler for r in fn.catch_regions if r.blocks & marked and r.handler not in marked]
         if not handlers:
             break

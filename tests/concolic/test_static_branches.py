@@ -1,0 +1,101 @@
+"""A branch a constant or the tested value's own type decides has no edge for its other side.
+
+`match (s)` on `s: Shape` tests `is_type(s, Shape)` before each pattern's fields, and `true ||
+x` lowers to `branch const true`: no input takes the other edge. Counted, those edges kept such
+functions from full coverage, and the search ran to its budget looking for them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ingot
+from ingot.concolic.edges import edge_key, edge_label
+from ingot.concolic.explore import Explorer, Options, RunResult
+
+# `match (s)` on `s: Shape`, each pattern naming fields
+SHAPES = (Path(__file__).resolve().parents[1] / "conformance" / "extra" / "match_class_shape.baml").read_text()
+
+ARRAYS = """
+function Head(xs: int[], m: map<string, int>) -> string {
+  let h = match (xs) {
+    [] => "empty",
+    [let a, ..let rest] => `head ${a}`,
+  };
+  if (true || xs.length() > 2) {
+    h = h + "!";
+  }
+  if (false && m.has("k")) {
+    h = h + "?";
+  }
+  h
+}
+"""
+
+UNION = """
+class Circle {
+  r int
+}
+class Square {
+  side int
+}
+function Area(s: Circle | Square) -> int {
+  match (s) {
+    Circle { r: 0 } => 0,
+    Circle => 3 * s.r * s.r,
+    Square => s.side * s.side,
+  }
+}
+"""
+
+
+def explore(src: str, fn: str) -> tuple[ingot.Program, Any, set[tuple[int, int]]]:
+    """The program, its exploration's report and the (block, target) of every edge of `fn`
+    any of the search's runs took."""
+    program = ingot.load_source(src)
+    ex = Explorer(program.view, fn, Options(seed=0, max_runs=2000))
+    taken: set[tuple[int, int]] = set()
+    record = ex.record
+
+    def keep(run: RunResult, now: float) -> bool:
+        taken.update((b, t) for (f, b, t) in run.trace.edges if f == fn)
+        return record(run, now)
+
+    ex.record = keep  # type: ignore[method-assign]
+    return program, ex.explore(), taken
+
+
+def left_out(program: ingot.Program, fn: str) -> set[tuple[int, int]]:
+    """(block, target) of the branch and switch edges of `fn` not counted as branch edges."""
+    view = program.view.function(fn)
+    every = {(b.id, t) for b in view.blocks if b.terminator.kind in ("branch", "switch")
+             for t in b.terminator.successors}
+    return every - {(e.site.block, e.target) for e in view.branch_edges()}
+
+
+def test_a_match_on_a_class_value_counts_no_type_test_edge_and_is_covered_in_full() -> None:
+    program, report, taken = explore(SHAPES, "Classify")
+    dead = left_out(program, "Classify")
+    assert len(dead) == SHAPES.split("match (s)")[1].count("Shape {")  # one `is_type(s, Shape)` per pattern
+    assert not taken & dead
+    assert report.covered == {edge_key(e) for e in report.edges}
+    assert report.stopped_by in ("full-coverage", "exhausted")  # not the budget: nothing left to look for
+
+
+def test_constant_conditions_and_an_array_type_test_leave_only_input_decided_edges() -> None:
+    program, report, taken = explore(ARRAYS, "Head")
+    dead = left_out(program, "Head")
+    # the array type tests' false edges, `true ||`'s false side, `false &&`'s true side, and the
+    # edges of the blocks only those reach (`xs.length() > 2`, `m.has("k")`)
+    assert len(dead) >= 5
+    assert not taken & dead
+    assert report.covered == {edge_key(e) for e in report.edges}
+    assert report.stopped_by in ("full-coverage", "exhausted")  # not the budget: nothing left to look for
+
+
+def test_a_type_test_on_a_union_keeps_both_edges() -> None:
+    program, report, _ = explore(UNION, "Area")
+    labels = " ".join(edge_label(program.view, edge_key(e)) for e in report.edges)
+    assert "(true) at 10:5 `Circle { r: 0 }`" in labels and "(false) at 10:5 `Circle { r: 0 }`" in labels
+    assert report.covered == {edge_key(e) for e in report.edges}
