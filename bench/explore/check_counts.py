@@ -23,8 +23,9 @@ For every `bench/explore/NAME.json` (or the NAMEs given) it:
    lists the arcs left over, which must be the infeasible ones), and that each
    planted bug's witness raises the matching Python exception.
 
-Exit status 0 when every check passes. ingot has no coverage API yet, so the
-tracer reads the VM's local variables (`fn`, `pc`, `frames` of `VM.run`); if the
+Exit status 0 when every check passes. The tracer reads the reference
+interpreter's local variables (`fn`, `pc`, `frames` of `VM.run`), so the witnesses run
+on that tier (`INGOT_TIER=interp`; the compiled tier has no such loop); if the
 VM changes shape it reports that and `--no-edges` still runs the rest. LLM mocks
 go through `Program.options(llm=...).call(...)`; while the LLM runtime module is missing
 the script installs its own handler that converts the mock to the declared
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import os
 import re
 import sys
 import tempfile
@@ -48,6 +50,8 @@ from ingot.convert import ArgumentConverter, to_python
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+# The tracer reads the reference interpreter's loop: the witnesses run on that tier.
+os.environ["INGOT_TIER"] = "interp"
 
 EDGE_RE = re.compile(r"^(\S+ \([^)]*\))")
 
