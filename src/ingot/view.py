@@ -23,7 +23,7 @@ only deliberately.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -31,7 +31,7 @@ from typing import Any
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
 from ingot.fields_repr import FieldsRepr
 from ingot.mir import ir, pretty
-from ingot.mir.catch_panics import dead_panic_tests
+from ingot.mir.catch_panics import dead_error_tests, dead_panic_tests
 from ingot.mir.cleanup import successors
 from ingot.mir.static_branches import static_dead_edges
 from ingot.semantics.clients import ClientRef, ClientSpec, EnvRef
@@ -276,6 +276,11 @@ class FunctionView:
         return tuple(pc for pc, r in enumerate(self._bex.transfer) if r.mir == key)
 
 
+def _dead_edges(fn: ir.MirFunction, llm: Set[str]) -> frozenset[tuple[int, int]]:
+    """(block, target) of the branch edges of `fn` no input can take by construction."""
+    return static_dead_edges(fn, dead_panic_tests(fn, llm) | dead_error_tests(fn, llm))
+
+
 class ProgramView:
     """The read-only view of a compiled program that extensions build on."""
 
@@ -287,7 +292,7 @@ class ProgramView:
         self._bex = bex
         self._items = items
         llm = {name for name, fn in mir.functions.items() if fn.kind is ir.FnKind.LLM}
-        self._functions = {name: FunctionView(fn, bex.by_name[name], dead_panic_tests(fn, llm) | static_dead_edges(fn))
+        self._functions = {name: FunctionView(fn, bex.by_name[name], _dead_edges(fn, llm))
                            for name, fn in mir.functions.items()}
         self._meta = MappingProxyType(dict(meta or {}))
         self._clients = MappingProxyType(dict(clients or {}))

@@ -99,3 +99,60 @@ def test_a_type_test_on_a_union_keeps_both_edges() -> None:
     labels = " ".join(edge_label(program.view, edge_key(e)) for e in report.edges)
     assert "(true) at 10:5 `Circle { r: 0 }`" in labels and "(false) at 10:5 `Circle { r: 0 }`" in labels
     assert report.covered == {edge_key(e) for e in report.edges}
+
+
+CATCHES = """
+class Bad {
+  code int
+}
+function Risky(s: string) -> int {
+  if (s == "bad") { throw Bad { code: 1 }; }
+  int.parse(s)
+}
+function Typed(s: string) -> int {
+  int.parse(s) catch (e) {
+    baml.errors.ParseError => -1,
+  }
+}
+function Namespaced(s: string) -> int {
+  baml.Int.parse(s) catch (e) {
+    _ => -1,
+  }
+}
+function NeverThrown(s: string) -> int {
+  int.parse(s) catch (e) {
+    baml.errors.InvalidArgument => -2,
+    baml.errors.ParseError => -1,
+  }
+}
+function ThroughAFunction(s: string) -> int {
+  Risky(s) catch (e) {
+    baml.errors.ParseError => -1,
+  }
+}
+"""
+
+
+def test_an_error_class_test_the_protected_code_decides_has_no_edge_for_its_other_side() -> None:
+    program = ingot.load_source(CATCHES)
+    # int.parse throws only ParseError: the arm's test never fails, and the rethrow is dead
+    assert left_out(program, "Typed") and left_out(program, "Namespaced")
+    for fn in ("Typed", "Namespaced"):
+        report = Explorer(program.view, fn, Options(seed=0, max_runs=2000)).explore()
+        assert report.covered == {edge_key(e) for e in report.edges}
+        assert report.stopped_by in ("full-coverage", "exhausted")
+
+
+def test_an_arm_for_an_error_the_code_cannot_throw_has_no_true_edge() -> None:
+    program, report, taken = explore(CATCHES, "NeverThrown")
+    labels = [edge_label(program.view, edge_key(e)) for e in report.edges]
+    assert not any("(true)" in label and "InvalidArgument" in label for label in labels)
+    assert not taken & left_out(program, "NeverThrown")
+    assert report.covered == {edge_key(e) for e in report.edges}
+
+
+def test_a_catch_around_a_user_function_keeps_both_edges_of_its_test() -> None:
+    program, report, _ = explore(CATCHES, "ThroughAFunction")
+    labels = " ".join(edge_label(program.view, edge_key(e)) for e in report.edges)
+    assert "(true) at 27:5 `baml.errors.ParseError`" in labels
+    assert "(false) at 27:5 `baml.errors.ParseError`" in labels

@@ -1,4 +1,4 @@
-"""Which `catch` handlers can never see a panic: their panic tests' rethrow edges are dead.
+"""What a `catch` handler can see: the panic tests and error-type tests its code decides.
 
 A catch-all arm (`_ => ...`, `let e`) does not catch a panic: the lowering tests the caught
 value first (`is_panic(e)`) and rethrows a panic. When nothing the catch protects can panic
@@ -6,10 +6,17 @@ value first (`is_panic(e)`) and rethrows a panic. When nothing the catch protect
 unreachable by construction, like the `otherwise` of an exhaustive match, so it is not a
 branch edge: coverage could never reach it, and a search would go on looking for it.
 
+Likewise an arm's test of the error's class, when the protected code can throw only errors of
+known classes: `int.parse(s) catch (e) { baml.errors.ParseError => -1 }` tests
+`is_type(e, baml.errors.ParseError)`, and `int.parse` throws nothing else, so the rethrow on
+the test's false edge is unreachable (and an arm naming a class the code cannot throw is).
+
 The analysis is conservative: a protected block may panic unless every statement is a plain
 copy or a comparison into a local and its terminator is a jump, a branch, a return or a call
 that cannot panic (an LLM function: its failures are thrown errors, never panics; one of the
-parsing and lookup built-ins in `PANIC_FREE_BUILTINS`).
+parsing and lookup built-ins in `PANIC_FREE_BUILTINS`). The classes thrown are known only where
+every call is one of those built-ins (`THROWN_BY_BUILTINS`): an LLM call, a user function or a
+`throw` leaves them unknown, and then no error test is decided.
 """
 
 from __future__ import annotations
@@ -17,9 +24,23 @@ from __future__ import annotations
 from collections.abc import Set
 
 from ingot.mir import ir
+from ingot.semantics.types import ClassT
+from ingot.stdlib import TYPE_NAMESPACES
 
 # Built-ins that report bad input by a thrown error (`ParseError`) or a null, never by a panic.
-PANIC_FREE_BUILTINS = frozenset({"int.parse", "float.parse", "map.get", "map.has"})
+_PANIC_FREE = ("int.parse", "float.parse", "map.get", "map.has")
+# The class of the one error each of those throws (the others throw nothing)
+_THROWN = {"int.parse": "baml.errors.ParseError", "float.parse": "baml.errors.ParseError"}
+
+
+def _namespaced(key: str) -> str:
+    """`int.parse` as called through its type's namespace: `baml.Int.parse`."""
+    receiver, _, name = key.partition(".")
+    return f"{TYPE_NAMESPACES[receiver][0]}.{name}"
+
+
+PANIC_FREE_BUILTINS = frozenset(_PANIC_FREE) | {_namespaced(k) for k in _PANIC_FREE}
+THROWN_BY_BUILTINS = {**_THROWN, **{_namespaced(k): c for k, c in _THROWN.items()}}
 _COMPARISONS = frozenset({ir.BinOp.EQ, ir.BinOp.NE, ir.BinOp.LT, ir.BinOp.LE, ir.BinOp.GT, ir.BinOp.GE})
 
 
@@ -34,6 +55,60 @@ def dead_panic_tests(fn: ir.MirFunction, llm_functions: Set[str]) -> frozenset[t
             if target is not None:
                 out.add((i, target))
     return frozenset(out)
+
+
+def dead_error_tests(fn: ir.MirFunction, llm_functions: Set[str]) -> frozenset[tuple[int, int]]:
+    """(block, target) of each edge of an error-class test that the classes the protected code
+    can throw decide: the false edge when they are all that class, the true edge when none is."""
+    out: set[tuple[int, int]] = set()
+    for region in fn.catch_regions:
+        if any(_may_panic(fn.blocks[b], llm_functions) for b in region.blocks):
+            continue
+        thrown = _thrown(fn, region)
+        if not thrown:  # unknown, or nothing thrown at all (the handler is never entered)
+            continue
+        for i, block in enumerate(fn.blocks):
+            test = _class_test(block, region.error_local)
+            if test is None:
+                continue
+            name, branch = test
+            if thrown == {name}:
+                out.add((i, branch.else_bb))
+            elif name not in thrown:
+                out.add((i, branch.then_bb))
+    return frozenset(out)
+
+
+def _thrown(fn: ir.MirFunction, region: ir.CatchRegion) -> set[str] | None:
+    """The classes of the errors the region's calls can throw; None when unknown."""
+    out: set[str] = set()
+    for b in region.blocks:
+        t = fn.blocks[b].terminator
+        if isinstance(t, ir.Call):
+            c = t.callee
+            if not isinstance(c, ir.BuiltinCallee) or c.key not in PANIC_FREE_BUILTINS:
+                return None
+            if c.key in THROWN_BY_BUILTINS:
+                out.add(THROWN_BY_BUILTINS[c.key])
+        elif isinstance(t, (ir.Throw, ir.Rethrow)):
+            return None
+    return out
+
+
+def _class_test(block: ir.BasicBlock, error: int) -> tuple[str, ir.Branch] | None:
+    """(the class, the branch) when the block ends in `branch is_type(error, Class)`."""
+    t = block.terminator
+    if not isinstance(t, ir.Branch) or not isinstance(t.cond, ir.Copy) or not block.statements:
+        return None
+    last = block.statements[-1]
+    if not isinstance(last, ir.Assign) or not isinstance(last.place, ir.LocalPlace) \
+            or last.place.local != t.cond.local:
+        return None
+    v = last.value
+    if isinstance(v, ir.IsType) and isinstance(v.operand, ir.Copy) and v.operand.local == error \
+            and isinstance(v.ty, ClassT):
+        return v.ty.name, t
+    return None
 
 
 def _panic_test(block: ir.BasicBlock, error: int) -> int | None:

@@ -22,10 +22,11 @@ from ingot.semantics.types import ClassT, EnumT, ListT, MapT, Special, Ty
 Edge = tuple[int, int]  # (block, target block)
 
 
-def static_dead_edges(fn: ir.MirFunction) -> frozenset[Edge]:
-    """(block, target) of every branch edge no input can take: the other side of a decided
-    branch, and every edge out of a block only such edges reach."""
-    dead: set[Edge] = set()
+def static_dead_edges(fn: ir.MirFunction, known: frozenset[Edge] = frozenset()) -> frozenset[Edge]:
+    """(block, target) of every branch edge no input can take: those `known` already (a catch's
+    tests, `ingot.mir.catch_panics`), the other side of a decided branch, and every edge out of
+    a block only such edges reach."""
+    dead: set[Edge] = set(known)
     for i, block in enumerate(fn.blocks):
         t = block.terminator
         if isinstance(t, ir.Branch):
