@@ -95,8 +95,9 @@ def _thrown(fn: ir.MirFunction, region: ir.CatchRegion) -> set[str] | None:
     return out
 
 
-def _class_test(block: ir.BasicBlock, error: int) -> tuple[str, ir.Branch] | None:
-    """(the class, the branch) when the block ends in `branch is_type(error, Class)`."""
+def _branch_test(block: ir.BasicBlock) -> tuple[ir.Rvalue, ir.Branch] | None:
+    """(the value tested, the branch) when the block ends in a branch on what its last
+    statement computed."""
     t = block.terminator
     if not isinstance(t, ir.Branch) or not isinstance(t.cond, ir.Copy) or not block.statements:
         return None
@@ -104,7 +105,15 @@ def _class_test(block: ir.BasicBlock, error: int) -> tuple[str, ir.Branch] | Non
     if not isinstance(last, ir.Assign) or not isinstance(last.place, ir.LocalPlace) \
             or last.place.local != t.cond.local:
         return None
-    v = last.value
+    return last.value, t
+
+
+def _class_test(block: ir.BasicBlock, error: int) -> tuple[str, ir.Branch] | None:
+    """(the class, the branch) when the block ends in `branch is_type(error, Class)`."""
+    test = _branch_test(block)
+    if test is None:
+        return None
+    v, t = test
     if isinstance(v, ir.IsType) and isinstance(v.operand, ir.Copy) and v.operand.local == error \
             and isinstance(v.ty, ClassT):
         return v.ty.name, t
@@ -113,14 +122,10 @@ def _class_test(block: ir.BasicBlock, error: int) -> tuple[str, ir.Branch] | Non
 
 def _panic_test(block: ir.BasicBlock, error: int) -> int | None:
     """The true target of `branch is_panic(error)` ending this block, if it is one."""
-    t = block.terminator
-    if not isinstance(t, ir.Branch) or not isinstance(t.cond, ir.Copy) or not block.statements:
+    test = _branch_test(block)
+    if test is None:
         return None
-    last = block.statements[-1]
-    if not isinstance(last, ir.Assign) or not isinstance(last.place, ir.LocalPlace) \
-            or last.place.local != t.cond.local:
-        return None
-    v = last.value
+    v, t = test
     if isinstance(v, ir.UnaryOp) and v.op is ir.UnOp.IS_PANIC and isinstance(v.operand, ir.Copy) \
             and v.operand.local == error:
         return t.then_bb
