@@ -170,8 +170,7 @@ class FunctionView:
     def __init__(self, mir: ir.MirFunction, bex: BexFunction,
                  dead_edges: frozenset[tuple[int, int]] = frozenset()) -> None:
         self._mir = mir
-        # (block, target): `is_panic` tests no caught value can pass, and the edges the program's
-        # constants and types decide (`ingot.mir.static_branches`)
+        # (block, target) of the branch edges no input can take by construction (`_dead_edges`)
         self._dead_edges = dead_edges
         self._bex = bex
         self.name = mir.name
@@ -216,9 +215,10 @@ class FunctionView:
         An edge into a compiler-made `unreachable` block (the `otherwise` of an
         exhaustive match, the last type test of an exhaustive match on a union) is
         one no input can take by construction; it is not a branch edge. Nor is the rethrow
-        of a panic by a `catch` whose protected code cannot panic (`ingot.mir.catch_panics`),
-        nor the other side of a branch a constant or a type test decides, nor an edge out of a
-        block only such edges reach (`ingot.mir.static_branches`).
+        of a panic by a `catch` whose protected code cannot panic, nor the side of an arm's
+        error-class test the protected calls rule out (`ingot.mir.catch_panics`), nor the other
+        side of a branch a constant or a type test decides, nor an edge out of a block only
+        such edges reach (`ingot.mir.static_branches`).
         """
         edges: list[Edge] = []
         blocks = self._mir.blocks
