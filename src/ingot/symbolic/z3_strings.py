@@ -75,11 +75,10 @@ def _in_re(s: z3.SeqRef, r: Regex, ctx: z3.Context) -> z3.BoolRef:
     the character's code: Z3's regular expressions take minutes on its complement and do not
     stop at the query's timeout or resource limit (`not in_re(substr(t, 0, 1), star(class))`
     ran 97 s under a 1 s timeout), where the codes are linear arithmetic."""
-    one = _one_character(s)
     cls = _class_of(r)
-    if one and cls is not None and len(cls[1]) > CLASS_AS_CODES:
+    if cls is not None and len(cls[1]) > CLASS_AS_CODES and _one_character(s):
         code = z3.StrToCode(s)
-        member = z3.Or(*[z3.And(lo <= code, code <= min(hi, MAX_CHAR)) for lo, hi in cls[1] if lo <= MAX_CHAR])
+        member = z3.Or(*[z3.And(lo <= code, code <= hi) for lo, hi in _within_z3(cls[1])])
         return z3.And(z3.Length(s) == 1, member) if cls[0] == "one" else z3.Or(z3.Length(s) == 0, member)
     return z3.InRe(s, regex(r, ctx))
 
@@ -101,6 +100,11 @@ def _class_of(r: Regex) -> tuple[str, tuple[tuple[int, int], ...]] | None:
     return None
 
 
+def _within_z3(ranges: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
+    """A class's ranges cut to the characters Z3 has (up to `MAX_CHAR`)."""
+    return [(lo, min(hi, MAX_CHAR)) for lo, hi in ranges if lo <= MAX_CHAR]
+
+
 _REGEX_CACHE: dict[tuple[Regex, int], z3.ReRef] = {}
 
 
@@ -115,8 +119,7 @@ def regex(r: Regex, ctx: z3.Context) -> z3.ReRef:
 def _regex(r: Regex, ctx: z3.Context) -> z3.ReRef:
     kind = r[0]
     if kind == "set":
-        ranges = [z3.Range(_char(lo, ctx), _char(min(hi, MAX_CHAR), ctx), ctx=ctx)
-                  for lo, hi in r[1] if lo <= MAX_CHAR]
+        ranges = [z3.Range(_char(lo, ctx), _char(hi, ctx), ctx=ctx) for lo, hi in _within_z3(r[1])]
         if not ranges:
             return z3.Empty(z3.ReSort(z3.StringSort(ctx)))
         return ranges[0] if len(ranges) == 1 else z3.Union(*ranges)
