@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -33,7 +34,7 @@ import z3
 
 from ingot.symbolic import nearby, straight_line
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
-from ingot.symbolic.z3_strings import STRING_OPS, string_of, string_val
+from ingot.symbolic.z3_strings import STRING_OPS, ascii_view, string_of, string_val
 from ingot.symbolic.z3_strings import translate as translate_string_op
 
 
@@ -120,6 +121,8 @@ class Solver:
         self._memo: dict[int, z3.ExprRef] = {}
         # Node ids whose term holds a string model's operation or derived variable (`$split...`)
         self._model_terms: set[int] = set()
+        # IN_RE node id -> (its term, its ASCII form, when they agree): see `ascii_first`
+        self._ascii_views: dict[int, tuple[z3.BoolRef, z3.BoolRef, z3.BoolRef]] = {}
         self._units_seen = 0  # the context's Z3 resource count after the last query
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
@@ -140,6 +143,8 @@ class Solver:
         memo, heavy = self._memo, self._model_terms
         for node in post_order(e, memo):
             memo[node.id] = self._translate(node, [memo[a.id] for a in node.args])
+            if node.op is Op.IN_RE and (view := ascii_view(node.value, memo[node.args[0].id], self.ctx)):
+                self._ascii_views[node.id] = (memo[node.id], *view)
             if node.op in STRING_OPS or (node.op is Op.VAR and node.value.startswith("$")) \
                     or any(a.id in heavy for a in node.args):
                 heavy.add(node.id)
@@ -307,10 +312,10 @@ class Solver:
             # Z3's string solver slows down by orders of magnitude in an incremental solver that
             # has seen many queries: a string query gets a fresh solver (same context, same seed).
             fresh = self.fresh_z3(timeout, self.string_rlimit())
-            return self._check(fresh, query, names, start)
+            return self._check(fresh, query, names, start, timeout)
         s.push()
         try:
-            return self._check(s, query, names, start)
+            return self._check(s, query, names, start, timeout)
         finally:
             s.pop()
 
@@ -415,7 +420,8 @@ class Solver:
             self._z3.set("ctrl_c", False)
         return self._z3
 
-    def _check(self, s: z3.Solver, query: list[Expr], names: dict[str, Sort], start: float) -> Result:
+    def _check(self, s: z3.Solver, query: list[Expr], names: dict[str, Sort], start: float,
+               timeout: int) -> Result:
         try:
             for c in query:
                 s.add(self.to_z3(c))
@@ -425,8 +431,12 @@ class Solver:
                     sort, _ = self._vars[name]
                     for d in self.domain(name, sort):
                         s.add(d)
-            status = s.check()
-            self._count_units(s, query)
+            found = self.ascii_first(s, query, timeout)
+            if found is not None:
+                s, status = found, z3.sat
+            else:
+                status = s.check()
+                self._count_units(s, query)
         except z3.Z3Exception:
             self.stats.time_s += time.perf_counter() - start
             return self._unknown(s)
@@ -442,6 +452,28 @@ class Solver:
                 sort, v = self._vars[name]
                 model[name] = _value(m.eval(v, model_completion=True), sort)
         return Result("sat", model)
+
+    def ascii_first(self, exact: z3.Solver, query: list[Expr], timeout: int,
+                    joined: Callable[[z3.ExprRef], z3.ExprRef] = lambda t: t) -> z3.Solver | None:
+        """A solver holding a model of the query asserted in `exact`, found with each large
+        Unicode class tested on a whole string (`s.is_alphanumeric()`, a quantifier) replaced by
+        the test of its ASCII characters and that string held to ASCII, where the two agree: any
+        such model is a model of the query. None when the query has no such test or no model was
+        found that way (within half the query's timeout and its resource limit); then `exact`
+        decides, and only it can answer unsat. `joined` is the substitution already applied to
+        the assertions (a split's parts, `straight_line`)."""
+        if not self._ascii_views:
+            return None
+        seen: dict[int, Any] = {}
+        views = [self._ascii_views[n.id] for c in query for n in post_order(c, seen) if n.id in self._ascii_views]
+        if not views:
+            return None
+        pairs = [(joined(term), joined(ascii)) for term, ascii, _ in views]
+        s = self.fresh_z3(max(1, timeout // 2), self.string_rlimit())
+        s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(agree) for _, _, agree in views])
+        status = s.check()
+        self._count_units(s, query)
+        return s if status == z3.sat else None
 
     def _count_units(self, s: z3.Solver, query: list[Expr]) -> None:
         """Add the query's Z3 resource units to `string_units` when it is over strings (asked of

@@ -201,8 +201,12 @@ def _solve_case(solver: Solver, query: list[Expr], defs: list[Definition], combo
             if name in solver._vars:
                 for dom in solver.domain(name, solver._vars[name][0]):
                     s.add(_substituted(dom, joins))
-        status = s.check()
-        solver._count_units(s, query)
+        found = solver.ascii_first(s, query, timeout, lambda t: _substituted(t, joins))
+        if found is not None:
+            s, status = found, z3.sat
+        else:
+            status = s.check()
+            solver._count_units(s, query)
     except z3.Z3Exception:
         return None
     if status == z3.unsat:
