@@ -103,6 +103,9 @@ class CallChecker(CheckerBase):
                 if key == "array.sum" and isinstance(receiver, ListT) and widen(receiver.elem) == FLOAT:
                     key = "array.sum_float"  # an empty float sum is -0.0, an empty int sum 0
                 return self.call_builtin(e, key, sig, callee.obj, receiver)
+            # A field holding a function, or a member of a receiver already in error (ANY):
+            # checking `callee` again would report the receiver's error twice.
+            return self.call_value(e, fty)
         fty = self.expr(callee, None)
         return self.call_value(e, fty)
 
