@@ -469,11 +469,17 @@ class Solver:
         if not views:
             return None
         pairs = [(joined(term), joined(ascii)) for term, ascii, _ in views]
+        begun = time.perf_counter()
         s = self.fresh_z3(max(1, timeout // 2), self.string_rlimit())
         s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(agree) for _, _, agree in views])
         status = s.check()
         self._count_units(s, query)
-        return s if status == z3.sat else None
+        if status == z3.sat:
+            return s
+        if exact is not self._z3:  # (a query of strings: always a solver of its own)
+            # the exact query has what is left of the timeout, so the two stay within it
+            exact.set("timeout", max(1, timeout - int((time.perf_counter() - begun) * 1000)))
+        return None
 
     def _count_units(self, s: z3.Solver, query: list[Expr]) -> None:
         """Add the query's Z3 resource units to `string_units` when it is over strings (asked of
