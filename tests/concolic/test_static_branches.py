@@ -158,3 +158,39 @@ def test_a_catch_around_a_user_function_keeps_both_edges_of_its_test() -> None:
     labels = " ".join(edge_label(program.view, edge_key(e)) for e in report.edges)
     assert "(true) at 27:5 `baml.errors.ParseError`" in labels
     assert "(false) at 27:5 `baml.errors.ParseError`" in labels
+
+
+STRING_CATCHES = """
+function Score(raw: string) -> int {
+  let slash = raw.index_of("/") ?? raw.length();
+  let got = int.parse(raw.slice(0, slash).trim().to_lower_case()) catch (e) {
+    _ => -1
+  };
+  if (got < 0) {
+    return -1;
+  }
+  got
+}
+function Fields(raw: string) -> int {
+  let n = raw.split(",").length() catch (e) {
+    _ => -1
+  };
+  n
+}
+"""
+
+
+def test_a_catch_around_string_members_that_cannot_panic_has_no_rethrow_edge() -> None:
+    # slice, trim and to_lower_case limit no size and fail on no index: the registry says they
+    # never panic, so the catch-all's panic test is decided
+    program, report, taken = explore(STRING_CATCHES, "Score")
+    assert left_out(program, "Score")
+    assert not taken & left_out(program, "Score")
+    assert report.covered == {edge_key(e) for e in report.edges}
+
+
+def test_a_catch_around_a_member_bounded_by_a_size_limit_keeps_its_rethrow_edge() -> None:
+    # `split` panics (AllocFailure) past the array size limit
+    program, report, _ = explore(STRING_CATCHES, "Fields")
+    assert not left_out(program, "Fields")
+    assert any("(true)" in edge_label(program.view, edge_key(e)) for e in report.edges)

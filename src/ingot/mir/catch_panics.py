@@ -13,8 +13,9 @@ the test's false edge is unreachable (and an arm naming a class the code cannot 
 
 The analysis is conservative: a protected block may panic unless every statement is a plain
 copy or a comparison into a local and its terminator is a jump, a branch, a return or a call
-that cannot panic (an LLM function: its failures are thrown errors, never panics; one of the
-parsing and lookup built-ins in `PANIC_FREE_BUILTINS`). The classes thrown are known only where
+that cannot panic (an LLM function: its failures are thrown errors, never panics; a built-in
+whose registry row says it never panics, `PANIC_FREE_BUILTINS`: `int.parse`, `s.trim()`,
+`s.slice(a, b)`, `m.get(k)`, ...). The classes thrown are known only where
 every call is one of those built-ins (`THROWN_BY_BUILTINS`): an LLM call, a user function or a
 `throw` leaves them unknown, and then no error test is decided.
 """
@@ -25,22 +26,13 @@ from collections.abc import Set
 
 from ingot.mir import ir
 from ingot.semantics.types import ClassT
-from ingot.stdlib import TYPE_NAMESPACES
+from ingot.stdlib import REGISTRY
 
-# Built-ins that report bad input by a thrown error (`ParseError`) or a null, never by a panic.
-_PANIC_FREE = ("int.parse", "float.parse", "map.get", "map.has")
-# The class of the one error each of those throws (the others throw nothing)
-_THROWN = {"int.parse": "baml.errors.ParseError", "float.parse": "baml.errors.ParseError"}
-
-
-def _namespaced(key: str) -> str:
-    """`int.parse` as called through its type's namespace: `baml.Int.parse`."""
-    receiver, _, name = key.partition(".")
-    return f"{TYPE_NAMESPACES[receiver][0]}.{name}"
-
-
-PANIC_FREE_BUILTINS = frozenset(_PANIC_FREE) | {_namespaced(k) for k in _PANIC_FREE}
-THROWN_BY_BUILTINS = {**_THROWN, **{_namespaced(k): c for k, c in _THROWN.items()}}
+# Built-ins that never panic (`BuiltinSpec.never_panics`: the string members that limit no size,
+# the parsers, map lookups, lengths), under every spelling (`baml.Int.parse` too), and the class
+# of the one error each throws, if any (the others throw nothing)
+PANIC_FREE_BUILTINS = frozenset(key for key, spec in REGISTRY.items() if spec.never_panics)
+THROWN_BY_BUILTINS = {key: spec.throws for key, spec in REGISTRY.items() if spec.throws is not None}
 _COMPARISONS = frozenset({ir.BinOp.EQ, ir.BinOp.NE, ir.BinOp.LT, ir.BinOp.LE, ir.BinOp.GT, ir.BinOp.GE})
 
 

@@ -311,7 +311,7 @@ def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
 # ======================================================================== rows
 
 rows = Rows("array")
-rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int", nonnegative=True)
+rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int", nonnegative=True, never_panics=True)
 rows.method("at", array_at, sig(INT, ret=optional(T)))
 rows.internal("get_index", array_get_index)
 rows.internal("set_index", array_set_index, mutates=True)

@@ -183,7 +183,7 @@ rows.method("count_ones", int_count_ones, sig(ret=INT))
 rows.method("count_zeros", int_count_zeros, sig(ret=INT))
 rows.method("to_string", int_to_string, sig(ret=STRING))
 compare_rows(rows, INT, numeric=True)
-rows.function("parse", int_parse, sig(STRING, ret=INT), model=int_parse_model)
+rows.function("parse", int_parse, sig(STRING, ret=INT), model=int_parse_model, never_panics=True, throws="baml.errors.ParseError")
 rows.function("max_value", int_max_value, sig(ret=INT))
 rows.function("min_value", int_min_value, sig(ret=INT))
 

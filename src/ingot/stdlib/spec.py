@@ -101,6 +101,11 @@ class BuiltinSpec:
     result: str | None = None          # the static kind every result has ("int"), for kind inference
     nonnegative: bool = False          # every result is an int >= 0 (a length): sign tests can go
     prelude: str | None = None         # implemented in BAML: `$prelude.<prelude>`
+    # Never panics, whatever its arguments (no size limit checked, no index failing): a `catch`
+    # around such calls alone has no panic to rethrow (`mir.catch_panics`); `throws` names the one
+    # error class it throws instead, if any (`int.parse`: `baml.errors.ParseError`).
+    never_panics: bool = False
+    throws: str | None = None
 
     @property
     def receiver(self) -> str:
