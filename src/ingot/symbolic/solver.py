@@ -471,9 +471,12 @@ class Solver:
         pairs = [(joined(term), joined(ascii)) for term, ascii, _ in views]
         begun = time.perf_counter()
         s = self.fresh_z3(max(1, timeout // 2), self.string_rlimit())
-        s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(agree) for _, _, agree in views])
-        status = s.check()
-        self._count_units(s, query)
+        try:
+            s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(agree) for _, _, agree in views])
+            status = s.check()
+            self._count_units(s, query)
+        except z3.Z3Exception:
+            status = z3.unknown  # the exact query decides
         if status == z3.sat:
             return s
         if exact is not self._z3:  # (a query of strings: always a solver of its own)

@@ -12,6 +12,7 @@ from ingot.symbolic.string_ops import Regex, star
 
 # Z3's characters stop here (its default Unicode range); a class reaching past it is cut.
 MAX_CHAR = 0x2FFFF
+ASCII_END = 0x7F  # the last ASCII character (a large class tried on ASCII first: `ascii_view`)
 
 # A surrogate code point is no character of a BAML string (its strings are UTF-8): one in a
 # model becomes this.
@@ -104,9 +105,6 @@ def ascii_view(r: Regex, s: z3.SeqRef, ctx: z3.Context) -> tuple[z3.BoolRef, z3.
     ascii_ranges = [(lo, min(hi, ASCII_END)) for lo, hi in cls[1] if lo <= ASCII_END]
     within = z3.InRe(s, regex(star(("set", tuple(ascii_ranges))), ctx))
     return within, z3.InRe(s, regex(star(("set", ((0, ASCII_END),))), ctx))
-
-
-ASCII_END = 0x7F
 
 
 def _code_in(code: z3.ArithRef, ranges: tuple[tuple[int, int], ...]) -> z3.BoolRef:
