@@ -31,7 +31,7 @@ from typing import Any
 from ingot.bex.program import BexFunction, BexProgram, TransferRecord
 from ingot.fields_repr import FieldsRepr
 from ingot.mir import ir, pretty
-from ingot.mir.catch_panics import dead_error_tests, dead_panic_tests
+from ingot.mir.catch_panics import dead_catch_edges
 from ingot.mir.cleanup import successors
 from ingot.mir.static_branches import static_dead_edges
 from ingot.semantics.clients import ClientRef, ClientSpec, EnvRef
@@ -278,7 +278,7 @@ class FunctionView:
 
 def _dead_edges(fn: ir.MirFunction, llm: Set[str]) -> frozenset[tuple[int, int]]:
     """(block, target) of the branch edges of `fn` no input can take by construction."""
-    return static_dead_edges(fn, dead_panic_tests(fn, llm) | dead_error_tests(fn, llm))
+    return static_dead_edges(fn, dead_catch_edges(fn, llm))
 
 
 class ProgramView:

@@ -149,6 +149,7 @@ def test_an_arm_for_an_error_the_code_cannot_throw_has_no_true_edge() -> None:
     program, report, taken = explore(CATCHES, "NeverThrown")
     labels = [edge_label(program.view, edge_key(e)) for e in report.edges]
     assert not any("(true)" in label and "InvalidArgument" in label for label in labels)
+    assert left_out(program, "NeverThrown")
     assert not taken & left_out(program, "NeverThrown")
     assert report.covered == {edge_key(e) for e in report.edges}
 

@@ -134,11 +134,11 @@ def summary_table(report: dict[str, Any]) -> Any:
     table = Table(title=f"ingot explore {report['function']}", show_header=False, title_justify="left")
     table.add_column("what", style="bold")
     table.add_column("value")
-    feasible = cov["edges_total"] - cov["edges_infeasible"]
-    pct = 100.0 * cov["edges_covered"] / feasible if feasible else 100.0
+    open_edges = cov["edges_total"] - cov["edges_infeasible"]  # covered, or not yet proven either way
+    pct = 100.0 * cov["edges_covered"] / open_edges if open_edges else 100.0
     table.add_row("runs / paths", f"{report['runs']} / {report['paths']}")
     # An edge neither covered nor proven infeasible is not called feasible: nothing showed it is.
-    line = f"{cov['edges_covered']} of {feasible} ({pct:.0f}%)"
+    line = f"{cov['edges_covered']} of {open_edges} ({pct:.0f}%)"
     if cov["edges_infeasible"]:
         line += f", {cov['edges_infeasible']} more proven infeasible"
     table.add_row("edges covered", line)

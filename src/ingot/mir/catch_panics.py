@@ -36,32 +36,22 @@ THROWN_BY_BUILTINS = {key: spec.throws for key, spec in REGISTRY.items() if spec
 _COMPARISONS = frozenset({ir.BinOp.EQ, ir.BinOp.NE, ir.BinOp.LT, ir.BinOp.LE, ir.BinOp.GT, ir.BinOp.GE})
 
 
-def dead_panic_tests(fn: ir.MirFunction, llm_functions: Set[str]) -> frozenset[tuple[int, int]]:
-    """(block, target) of each `is_panic` test's true edge in a handler whose region cannot panic."""
+def dead_catch_edges(fn: ir.MirFunction, llm_functions: Set[str]) -> frozenset[tuple[int, int]]:
+    """(block, target) of the handler tests no caught value can pass, for each region whose code
+    cannot panic: every `is_panic` test's true edge, and each error-class test's edge the classes
+    the region can throw rule out (the false edge when they are all that class, the true edge
+    when none is)."""
     out: set[tuple[int, int]] = set()
     for region in fn.catch_regions:
         if any(_may_panic(fn.blocks[b], llm_functions) for b in region.blocks):
             continue
+        thrown = _thrown(fn, region)  # (empty: nothing thrown, the handler never entered; None: unknown)
         for i, block in enumerate(fn.blocks):
             target = _panic_test(block, region.error_local)
             if target is not None:
                 out.add((i, target))
-    return frozenset(out)
-
-
-def dead_error_tests(fn: ir.MirFunction, llm_functions: Set[str]) -> frozenset[tuple[int, int]]:
-    """(block, target) of each edge of an error-class test that the classes the protected code
-    can throw decide: the false edge when they are all that class, the true edge when none is."""
-    out: set[tuple[int, int]] = set()
-    for region in fn.catch_regions:
-        if any(_may_panic(fn.blocks[b], llm_functions) for b in region.blocks):
-            continue
-        thrown = _thrown(fn, region)
-        if not thrown:  # unknown, or nothing thrown at all (the handler is never entered)
-            continue
-        for i, block in enumerate(fn.blocks):
             test = _class_test(block, region.error_local)
-            if test is None:
+            if test is None or not thrown:
                 continue
             name, branch = test
             if thrown == {name}:

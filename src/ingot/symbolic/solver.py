@@ -121,8 +121,8 @@ class Solver:
         self._memo: dict[int, z3.ExprRef] = {}
         # Node ids whose term holds a string model's operation or derived variable (`$split...`)
         self._model_terms: set[int] = set()
-        # IN_RE node id -> (its term, its ASCII form, when they agree): see `ascii_first`
-        self._ascii_views: dict[int, tuple[z3.BoolRef, z3.BoolRef, z3.BoolRef]] = {}
+        # IN_RE node id -> (its ASCII form, when the two agree): see `ascii_first`
+        self._ascii_views: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}
         self._units_seen = 0  # the context's Z3 resource count after the last query
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
@@ -144,7 +144,7 @@ class Solver:
         for node in post_order(e, memo):
             memo[node.id] = self._translate(node, [memo[a.id] for a in node.args])
             if node.op is Op.IN_RE and (view := ascii_view(node.value, memo[node.args[0].id], self.ctx)):
-                self._ascii_views[node.id] = (memo[node.id], *view)
+                self._ascii_views[node.id] = view
             if node.op in STRING_OPS or (node.op is Op.VAR and node.value.startswith("$")) \
                     or any(a.id in heavy for a in node.args):
                 heavy.add(node.id)
@@ -465,14 +465,14 @@ class Solver:
         if not self._ascii_views:
             return None
         seen: dict[int, Any] = {}
-        views = [self._ascii_views[n.id] for c in query for n in post_order(c, seen) if n.id in self._ascii_views]
-        if not views:
+        nodes = [n.id for c in query for n in post_order(c, seen) if n.id in self._ascii_views]
+        if not nodes:
             return None
-        pairs = [(joined(term), joined(ascii)) for term, ascii, _ in views]
+        pairs = [(joined(self._memo[n]), joined(self._ascii_views[n][0])) for n in nodes]
         begun = time.perf_counter()
         s = self.fresh_z3(max(1, timeout // 2), self.string_rlimit())
         try:
-            s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(agree) for _, _, agree in views])
+            s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(self._ascii_views[n][1]) for n in nodes])
             status = s.check()
             self._count_units(s, query)
         except z3.Z3Exception:
