@@ -24,7 +24,11 @@ class Queue:
     def __init__(self) -> None:
         self.dictionary = Dictionary(strings=["/api/", "..", "."], separators=["/", "."])
         self.aims = PanicAims()
+        self.options = SimpleNamespace(max_string_length=32)
         self.queued: list[tuple[dict[str, Any], float, str]] = []
+
+    def panic_phase(self) -> bool:
+        return False
 
     def push(self, job: Any, priority: float) -> None:
         self.queued.append((job.assignment, priority, job.reason))

@@ -62,6 +62,9 @@ BRANCH_AIM_MODEL_SHARE = 0.25
 # Inputs with one item fewer (`fewer_items`) queued per string of a run that came closer to
 # panicking at a site, and per site over the search.
 FEWER_PER_REACH, FEWER_PER_SITE = 24, 96
+# The same for inputs with one setting written in (`with_settings`): the key a panic needs with
+# a value that makes it (`workers=0` beside `mode=batch` and `retries`).
+SETTINGS_PER_REACH, SETTINGS_PER_SITE = 24, 96
 
 
 @dataclass
@@ -79,6 +82,7 @@ class PanicAims:
     guards: dict[Site, set[int]] = field(default_factory=dict)
     model_units: int = 0  # the string models' units its queries spent (`BRANCH_AIM_MODEL_SHARE`)
     fewer: dict[Site, int] = field(default_factory=dict)  # site -> inputs queued with one item fewer
+    settings: dict[Site, int] = field(default_factory=dict)  # site -> inputs queued with a setting written in
 
     def aimed(self) -> set[Site]:
         """Sites aimed at through the conditions deciding their operands."""
@@ -164,14 +168,14 @@ class PanicAims:
         return {"flips": dict(self.flips), "tried": set(self.tried), "reach_runs": dict(self.reach_runs),
                 "reachers": {k: list(v) for k, v in self.reachers.items()}, "closest": dict(self.closest),
                 "guards": {k: set(v) for k, v in self.guards.items()}, "model_units": self.model_units,
-                "fewer": dict(self.fewer)}
+                "fewer": dict(self.fewer), "settings": dict(self.settings)}
 
     @classmethod
     def load(cls, state: dict[str, Any]) -> PanicAims:
         return cls(dict(state["flips"]), set(state["tried"]), dict(state["reach_runs"]),
                    {k: list(v) for k, v in state["reachers"].items()}, dict(state["closest"]),
                    {k: set(v) for k, v in state["guards"].items()}, state["model_units"],
-                   dict(state.get("fewer", {})))
+                   dict(state.get("fewer", {})), dict(state.get("settings", {})))
 
 
 def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Site], boost: int) -> None:
@@ -181,8 +185,24 @@ def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Si
     aims.learn(job.reason, run.trace.reached)
     closer = aims.closer(run, pending)
     aim(explorer, aims, run, aims.targets(run, pending), "aim:", boost)
+    queued: set[tuple[str, str]] = set()
     for site, priority in closer:
         fewer_items(explorer, aims, run, site, priority, boost)
+        if explorer.panic_phase():
+            written_settings(explorer, aims, run.assignment, site, priority, boost, queued)
+
+
+def settings_at_panic_start(explorer: Explorer, pending: set[Site]) -> None:
+    """When the panic search begins, queue each pending site's closest reacher with the program's
+    settings written in (`written_settings`): the sites the edge search came closer to."""
+    aims: PanicAims = explorer.aims
+    queued: set[tuple[str, str]] = set()
+    for site in sorted(pending):
+        seeds = aims.reachers.get(site)
+        if seeds:
+            distance, _, assignment = seeds[0]
+            written_settings(explorer, aims, assignment, site, max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance),
+                             0, queued)
 
 
 def fewer_items(explorer: Explorer, aims: PanicAims, run: RunResult, site: Site, priority: float, boost: int) -> None:
@@ -204,6 +224,33 @@ def fewer_items(explorer: Explorer, aims: PanicAims, run: RunResult, site: Site,
             aims.fewer[site] = aims.fewer.get(site, 0) + 1
             explorer.push(Job({**run.assignment, name: text}, 0, None, f"fewer:{site[0]}@{site[1]}", boost),
                           priority)
+
+
+def written_settings(explorer: Explorer, aims: PanicAims, assignment: dict[str, Any], site: Site, priority: float,
+                     boost: int, queued: set[tuple[str, str]]) -> None:
+    """Queue an input that reached `site` with each of its strings given one of the program's
+    settings in turn (`Dictionary.with_settings`): a key it lacks with a value that may panic,
+    or a key it holds given one, as AFL's deterministic stage writes each dictionary token.
+    `queued`: (input, string) pairs already queued for another site reached by the same input.
+
+    The operands of a site were decided by what the input holds: a divisor parsed from a
+    "workers" line is the program's own default while the input has none, and the random
+    mutations that add one (`add_setting`) draw the right key and value rarely. Only the panic
+    search writes them: during the edge search the runs are the solver's children's."""
+    from ingot.concolic.explore import Job
+
+    budget = explorer.options.max_string_length
+    for name, value in sorted(assignment.items()):
+        if not isinstance(value, str):
+            continue
+        for text in explorer.dictionary.with_settings(value, budget)[:SETTINGS_PER_REACH]:
+            if aims.settings.get(site, 0) >= SETTINGS_PER_SITE:
+                return
+            if (name, text) in queued:
+                continue
+            queued.add((name, text))
+            aims.settings[site] = aims.settings.get(site, 0) + 1
+            explorer.push(Job({**assignment, name: text}, 0, None, f"setting:{site[0]}@{site[1]}", boost), priority)
 
 
 def aim_at_branches(explorer: Explorer, job: Job, run: RunResult, open_branches: set[Site], boost: int) -> None:

@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
 from ingot.concolic import exact_checks
-from ingot.concolic.aiming import PanicAims, aim_at_branches, aim_at_reaches, vain_checks
+from ingot.concolic.aiming import (
+    PanicAims,
+    aim_at_branches,
+    aim_at_reaches,
+    settings_at_panic_start,
+    vain_checks,
+)
 from ingot.concolic.budget import RunCut, guard, resident_bytes
 from ingot.concolic.edges import EdgeKey, edge_key, edge_label, reachable_edges, reachable_functions
 from ingot.concolic.fuzzing import fresh_assignment, mutated, worth_mutating
@@ -378,6 +384,8 @@ class Explorer:
                 res.stopped_by = "full-coverage"
                 break
             if self.panic_phase():
+                if not res.panic_runs:
+                    settings_at_panic_start(self, self._panic_sites - self._aimed)
                 res.panic_runs += 1
                 self.mutation_turn()
             else:

@@ -17,6 +17,7 @@ panic by construction (division, remainder, indexing, `assert.*`,
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 from collections.abc import Callable, Iterable
@@ -205,6 +206,65 @@ class Dictionary:
         out.pop(s, None)
         return list(out)
 
+    def with_settings(self, s: str, max_length: int) -> list[str]:
+        """Every `s` with one setting written into it, as AFL's deterministic stage writes each
+        dictionary token in turn: each key `s` holds given each of its values that may panic (at
+        its first occurrence, `revalue_key`), each key it lacks added as one more record (`add_setting`;
+        where that would not fit, in place of each record that holds none of the program's keys or
+        only keys a record before it holds, the other such records making room; or of any record
+        when none is such). Keys take turns, each key's values zero first, so the first
+        few variants try every key: `mode=batch\\nretries=3` -> `...\\nworkers=0` early."""
+        per_key: list[list[str]] = []
+        between = self.record_separator(s)
+        for key in sorted(self.settings):
+            values = sorted(self.settings[key], key=functools.partial(_zero_first, len(key)))
+            at = _word_at(s, key)
+            if at >= 0:
+                per_key.append([s[:at] + v + s[self.value_end(s, at + len(key), v[len(key)]):] for v in values])
+            else:
+                per_key.append([out for v in values for out in self._added(s, v, between, max_length)])
+        out: dict[str, None] = {}
+        for turn in itertools.zip_longest(*per_key):
+            out.update(dict.fromkeys(v for v in turn if v is not None and len(v) <= max_length))
+        out.pop(s, None)
+        return list(out)
+
+    def record_separator(self, s: str) -> str:
+        """What parts the records of `s`: a line break when the program reads lines, else the
+        program's separator `s` holds most often ("" when it holds none)."""
+        if "\n" in self.separators:
+            return "\n"
+        held = [c for c in self.separators if c in s and not c.isalnum()]
+        return max(held, key=s.count, default="")
+
+    def _added(self, s: str, setting: str, between: str, max_length: int) -> list[str]:
+        """`s` with `setting` as one more record, or in place of one (`with_settings`)."""
+        if not s:
+            return [setting]
+        if len(s) + len(between) + len(setting) <= max_length or not between or between not in s:
+            return [s + between + setting]
+        records = s.split(between)
+        spare: list[int] = []  # records holding none of the program's keys, or only keys held before
+        held: set[str] = set()
+        for i, r in enumerate(records):
+            keys = {k for k in self.settings if _word_at(r, k) >= 0}
+            if keys <= held:
+                spare.append(i)
+            held |= keys
+        out = []
+        for i in spare or range(len(records)):
+            placed = dict(enumerate(records))
+            placed[i] = setting
+            # the other spare records make room, the last first: "workers=0" in place of the "A"
+            # of a 31-character "mode=batch\nretries=1\nA\nmode#xyz" takes "mode#xyz" out too
+            for j in reversed(spare):
+                if len(between.join(placed.values())) <= max_length:
+                    break
+                if j != i:
+                    del placed[j]
+            out.append(between.join(placed.values()))
+        return out
+
     @staticmethod
     def move_number(rng: random.Random, s: str) -> str:
         m = rng.choice(list(DIGIT_RUN.finditer(s)))
@@ -310,6 +370,22 @@ class Dictionary:
         if rng.random() < 0.15:
             text = rng.choice((" ", "  ")) + text + " "
         return text[:max_length]
+
+
+def _word_at(s: str, word: str) -> int:
+    """Where `word` first starts a word of `s` (not inside one: "workers" is not held by
+    "rworkers=1"), or -1."""
+    at = s.find(word)
+    while at > 0 and (s[at - 1].isalnum() or s[at - 1] == "_"):
+        at = s.find(word, at + 1)
+    return at
+
+
+def _zero_first(key_length: int, setting: str) -> tuple[bool, bool, str]:
+    """The order a key's settings are tried in, by their value (past the key and its separator):
+    0 (a divisor, a count), then -1 (an index), then the rest."""
+    value = setting[key_length + 1:]
+    return value != "0", value != "-1", value
 
 
 def panic_sites(program: BexProgram, functions: Iterable[str]) -> set[tuple[str, int]]:
