@@ -5,9 +5,12 @@ expressions. Before calling Z3 the solver tries the cache (keyed by the set
 of constraint nodes) and the last few models (often one still satisfies the
 query). Each query gets two budgets: a Z3 resource limit (`rlimit`, counted in Z3's
 own units of work, so it runs out at the same point of the search on any machine
-under any load) and a wall-clock timeout (bounded by `deadline`, the end of the
-caller's global budget, when set) as the upper bound; `timeout_ms` 0 drops the clock, so
-the resource limit alone decides and answers never depend on load. A query stopped by either is
+under any load) and a wall-clock timeout as the upper bound; `timeout_ms` 0 drops the
+clock, so the resource limit alone decides and answers never depend on load. `deadline`, the
+end of the caller's global budget, interrupts a query still running when it passes
+(`checked`): Z3's own timeout is the same on every query, since setting a solver's
+parameters resets its state, and a timeout cut to the time left made the answers of a
+budget's last seconds depend on the machine's speed. A query stopped by either is
 `unknown`: counted by cause (`unknown_rlimit`, `unknown_timeout`), never taken as
 unsat, and it never hangs the run; given the values of the run the query came from, the
 solver then searches near them (`nearby`). One `z3.Context` and one incremental Z3 solver
@@ -24,6 +27,7 @@ written and read by code point (`z3_strings.string_val`, `string_of`: no escape 
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,6 +128,7 @@ class Solver:
         # IN_RE node id -> (its ASCII form, when the two agree): see `ascii_first`
         self._ascii_views: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}
         self._units_seen = 0  # the context's Z3 resource count after the last query
+        self._interrupted = False  # was the last check stopped at the deadline (`checked`)?
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
         self._cache: dict[frozenset[int], Result] = {}
         self._recent: list[dict[str, Any]] = []
@@ -283,16 +288,10 @@ class Solver:
         if self._over_budget(query):
             self.stats.unknown_budget += 1
             return Result("unknown")
+        if self.timeout_ms and self.deadline is not None and start >= self.deadline:
+            return Result("unknown")  # (without a clock per query, the time left bounds none either)
         self.stats.z3_calls += 1
-        s = self._z3_solver()
-        timeout = self.clock_ms
-        if self.deadline is not None:
-            left_ms = int((self.deadline - start) * 1000)
-            if left_ms <= 0:
-                return Result("unknown")
-            if self.timeout_ms:  # without a clock per query, the time left does not bound one either
-                timeout = max(1, min(timeout, left_ms))
-        return self._ask(s, query, timeout, start)
+        return self._ask(self._z3_solver(), query, self.clock_ms, start)
 
     def _ask(self, s: z3.Solver, query: list[Expr], timeout: int, start: float) -> Result:
         self.z3_log.append((timeout, tuple(c.id for c in query)))
@@ -342,14 +341,11 @@ class Solver:
             names = sorted(set().union(*(c.vars for c in query + domains)))
             ranges = [d for n in names if n in self._vars and self._vars[n][0] is Sort.INT
                       for d in self.domain(n, Sort.INT)]
-            timeout = self.clock_ms
-            if self.deadline is not None:  # the search's time left bounds it, as it does any query
-                timeout = max(1, min(timeout, int((self.deadline - time.perf_counter()) * 1000)))
             ctx = z3.Context()
-            s = self.fresh_z3(timeout, self.rlimit, ctx)
+            s = self.fresh_z3(self.clock_ms, self.rlimit, ctx)
             for t in terms + ranges:
                 s.add(t.translate(ctx))
-            return bool(s.check() == z3.unsat)
+            return bool(self.checked(s, ctx) == z3.unsat)  # the search's time left bounds it, as any query
         except z3.Z3Exception:
             return False
 
@@ -389,6 +385,26 @@ class Solver:
         except z3.Z3Exception:
             return False  # `_check` reports it
         return any(self._vars[n][0] is Sort.STRING for n in names if n in self._vars)
+
+    def checked(self, s: z3.Solver, ctx: z3.Context | None = None) -> z3.CheckSatResult:
+        """`s.check()` (`s` in `ctx`, else the search's context), interrupted when the `deadline`
+        passes before Z3's own timeout stops it (a timer, only for queries begun closer to the
+        deadline than one timeout: the others cannot run past it). An interrupted query is
+        unknown, counted under `unknown_timeout`."""
+        self._interrupted = False
+        left = None if self.deadline is None else self.deadline - time.perf_counter()
+        if left is None or not self.timeout_ms or left * 1000 >= self.timeout_ms:
+            return s.check()
+        timer = threading.Timer(max(0.0, left), self._interrupt, (ctx if ctx is not None else self.ctx,))
+        timer.start()
+        try:
+            return s.check()
+        finally:
+            timer.cancel()
+
+    def _interrupt(self, ctx: z3.Context) -> None:
+        self._interrupted = True  # (Z3 gives the reason of a resource limit: "canceled")
+        ctx.interrupt()
 
     def fresh_z3(self, timeout: int, rlimit: int, ctx: z3.Context | None = None) -> z3.Solver:
         """A Z3 solver of its own (in `ctx`, else the search's context), with the search's seed.
@@ -435,7 +451,7 @@ class Solver:
             if found is not None:
                 s, status = found, z3.sat
             else:
-                status = s.check()
+                status = self.checked(s)
                 self._count_units(s, query)
         except z3.Z3Exception:
             self.stats.time_s += time.perf_counter() - start
@@ -473,7 +489,7 @@ class Solver:
         s = self.fresh_z3(max(1, timeout // 2), self.string_rlimit())
         try:
             s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(self._ascii_views[n][1]) for n in nodes])
-            status = s.check()
+            status = self.checked(s)
             self._count_units(s, query)
         except z3.Z3Exception:
             status = z3.unknown  # the exact query decides
@@ -505,7 +521,7 @@ class Solver:
             reason = s.reason_unknown()
         except z3.Z3Exception:
             reason = ""
-        if "timeout" in reason:
+        if "timeout" in reason or self._interrupted:  # the query's clock, or the deadline's
             self.stats.unknown_timeout += 1
         elif "canceled" in reason or "resource" in reason:
             self.stats.unknown_rlimit += 1

@@ -205,7 +205,7 @@ def _solve_case(solver: Solver, query: list[Expr], defs: list[Definition], combo
         if found is not None:
             s, status = found, z3.sat
         else:
-            status = s.check()
+            status = solver.checked(s)
             solver._count_units(s, query)
     except z3.Z3Exception:
         return None
