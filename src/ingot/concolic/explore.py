@@ -398,13 +398,15 @@ class Explorer:
             if run.cut is not None:
                 self.record_cut(run, run.cut)
                 continue
-            if job.predicted is not None and not self.follows(run.trace.path, job):
-                res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
-                self.limit("divergence")
+            if job.predicted is not None:
+                followed, bound = self.followed(run.trace.path, job)
+                if not followed:
+                    res.divergences.append({"args": run.args, "mocks": run.mocks, "reason": job.reason})
+                    self.limit("divergence")
                 # The run is real all the same: what it covered and found counts (a child solved
                 # with the string models on may run with them off and still panic), and its path
                 # is new from where it left the prediction (the entries before are the parent's).
-                job = replace(job, bound=min(first_mismatch(run.trace.path, job.predicted) + 1, len(run.trace.path)))
+                job = replace(job, bound=bound)
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
@@ -585,15 +587,19 @@ class Explorer:
     def push(self, job: Job, priority: float) -> None:
         heapq.heappush(self._queue, (-priority, next(self._counter), job))
 
-    def follows(self, path: list[PathEntry], job: Job) -> bool:
-        """Did the child take the path it was solved for (prefix, then the flipped entry)?"""
+    def followed(self, path: list[PathEntry], job: Job) -> tuple[bool, int]:
+        """Did the child take the path it was solved for (prefix, then the flipped entry)? And
+        where on its path do its own entries begin (the expansion's bound): past the predicted
+        ones, or past the first that is not."""
         predicted = job.predicted or ()
-        if len(path) < len(predicted):
-            return False
-        if job.reason.startswith("concretize"):
+        flipped_value = job.reason.startswith("concretize")
+        if flipped_value:
             # A flipped concretization changes what the run records there: only the prefix is predicted.
             predicted = predicted[:-1]
-        return first_mismatch(path, predicted) == len(predicted)
+        matched, at = matched_prefix(path, predicted)
+        if matched < len(predicted) or (flipped_value and at >= len(path)):
+            return False, min(at + 1, len(path))
+        return True, at + flipped_value
 
     def record(self, run: RunResult, now: float) -> bool:
         """Count the run's edges and findings; True when it covered an edge or found a bug first."""
@@ -848,12 +854,22 @@ FRONTIER_GENERATIONS = 6  # generations of children of a run near the frontier t
 FRONTIER_REVISITS = 8  # how many times the usual revisit cap they may go
 
 
-def first_mismatch(path: list[PathEntry], predicted: tuple[tuple[Site, int], ...]) -> int:
-    """The first position where `path` is not the predicted (site, condition id); its length if none."""
-    for i, (site, cond) in enumerate(predicted):
-        if i >= len(path) or path[i].site != site or path[i].observed.id != cond:
-            return i
-    return len(predicted)
+def matched_prefix(path: list[PathEntry], predicted: tuple[tuple[Site, int], ...]) -> tuple[int, int]:
+    """How many of the predicted (site, condition id) `path` took in order, and the position on
+    `path` past the last of them (or of the first entry that is not the next predicted one).
+
+    A concretization the prediction does not have, at another site than the next predicted
+    entry, is passed over: it pins a value the run met, not a choice the solver made. A lookup
+    that found the key the child was solved to hold pins the entry it found (`m.$key[3] ==
+    "pinned"`), where the parent, whose map lacked the key, pinned nothing."""
+    at = 0
+    for matched, (site, cond) in enumerate(predicted):
+        while at < len(path) and path[at].kind is EntryKind.CONCRETIZE and path[at].site != site:
+            at += 1
+        if at >= len(path) or path[at].site != site or path[at].observed.id != cond:
+            return matched, at
+        at += 1
+    return len(predicted), at
 
 
 def check_key(site: Site, ctx: int, nth: int) -> tuple[Site, int, int]:
