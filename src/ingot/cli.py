@@ -60,7 +60,10 @@ def split_function(targets: Sequence[str]) -> tuple[list[Path], str | None]:
     function = words.pop() if len(words) > 1 and not Path(words[-1]).exists() else None
     for word in words:
         if not Path(word).exists():
-            fail(f"error: {word}: no such file or directory", 2)
+            # `explore x.baml F --json out.json`: the flag takes no value, and `F` reads as a path
+            hint = f" (the arguments are PATH... [FUNCTION]: `{function}`, the last, was taken as the function)" \
+                if function is not None and word.isidentifier() else ""
+            fail(f"error: {word}: no such file or directory{hint}", 2)
     return [Path(w) for w in words], function
 
 

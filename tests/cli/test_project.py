@@ -148,6 +148,13 @@ def test_check_a_directory_and_missing_paths() -> None:
     assert code == 2 and "no/such/dir: no such file or directory" in err
 
 
+def test_a_function_read_as_a_path_says_which_word_was_taken_as_the_function(tmp_path: Path) -> None:
+    # `--json` takes no value: the file after it is the last word, so the function reads as a path
+    code, _, err = invoke("explore", str(SRC), "Summarize", "--json", str(tmp_path / "out.json"))
+    assert code == 2 and "Summarize: no such file or directory" in err
+    assert f"`{tmp_path / 'out.json'}`, the last, was taken as the function" in err
+
+
 def test_check_reports_errors_in_every_file(project: Path) -> None:
     models = project / "baml_src" / "models.baml"
     models.write_text(models.read_text().replace("  tier Tier\n", "  tier Tiers\n"))
