@@ -72,13 +72,29 @@ def run_pool(jobs: Sequence[FunctionJob], workers: int, on_done: OnDone | None =
             on_done(result)
 
     breaks = 0
-    stop = context().Event()  # shared with the workers: Ctrl-C here stops their jobs
+    stop = SharedFlag(context())  # shared with the workers: Ctrl-C here stops their jobs
     with stop_on_interrupt(stop):
         while pending := [j for j in jobs if j.function not in results]:
             isolate = breaks >= MAX_BREAKS
             if pool_round(pending, 1 if isolate else workers, done, isolate, stop):
                 breaks += 1
     return [results[j.function] for j in jobs]
+
+
+class SharedFlag:
+    """A flag set in one process and read in its workers, without a lock. A
+    `multiprocessing.Event` takes a lock to read itself, and a broken pool terminates its
+    surviving workers: one terminated while reading it left the lock held, and every worker
+    of the next round hung at its first job."""
+
+    def __init__(self, ctx: Any) -> None:
+        self._value = ctx.RawValue("b", 0)  # one byte: written whole, read whole
+
+    def is_set(self) -> bool:
+        return bool(self._value.value)
+
+    def set(self) -> None:
+        self._value.value = 1
 
 
 def _start_worker(stop: Any) -> None:
