@@ -599,7 +599,7 @@ class Explorer:
         matched, at = matched_prefix(path, predicted)
         if matched < len(predicted) or (flipped_value and at >= len(path)):
             return False, min(at + 1, len(path))
-        return True, at + flipped_value
+        return True, at + 1 if flipped_value else at  # (past the flipped entry, whatever it recorded)
 
     def record(self, run: RunResult, now: float) -> bool:
         """Count the run's edges and findings; True when it covered an edge or found a bug first."""

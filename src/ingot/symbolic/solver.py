@@ -521,7 +521,8 @@ class Solver:
             reason = s.reason_unknown()
         except z3.Z3Exception:
             reason = ""
-        if "timeout" in reason or self._interrupted:  # the query's clock, or the deadline's
+        interrupted, self._interrupted = self._interrupted, False
+        if "timeout" in reason or interrupted:  # the query's clock, or the deadline's
             self.stats.unknown_timeout += 1
         elif "canceled" in reason or "resource" in reason:
             self.stats.unknown_rlimit += 1
