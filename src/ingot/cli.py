@@ -236,7 +236,9 @@ def dis(targets: tuple[str, ...]) -> None:
                    "concretely (only every 2^k-th stays tracked); 0 tracks everything.")
 @click.option("--panic-runs", default=500, show_default=True, type=click.IntRange(min=0),
               help="Runs to spend, once the edge search is over (full coverage or random rounds without "
-                   "progress), on panic sites that have not panicked and no check query aimed at.")
+                   "progress), on panic sites that have not panicked: those no check query aimed at, and "
+                   "those whose check queries were all unsat or unknown (a later pass through a loop may "
+                   "still reach them).")
 @click.option("--max-memory", default=1024, show_default=True, type=click.IntRange(min=1),
               help="MB a run may grow the process by before it is cut (and reported under limits).")
 @click.option("--max-llm-calls", default=1000, show_default=True, type=click.IntRange(min=1),
