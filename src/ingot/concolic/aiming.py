@@ -231,7 +231,7 @@ def written_settings(explorer: Explorer, aims: PanicAims, assignment: dict[str, 
     """Queue an input that reached `site` with each of its strings given one of the program's
     settings in turn (`Dictionary.with_settings`): a key it lacks with a value that may panic,
     or a key it holds given one, as AFL's deterministic stage writes each dictionary token.
-    `queued`: (input, string) pairs already queued for another site reached by the same input.
+    `queued`: (input name, text) pairs already queued for another site the same input reached.
 
     The operands of a site were decided by what the input holds: a divisor parsed from a
     "workers" line is the program's own default while the input has none, and the random
