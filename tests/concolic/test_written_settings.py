@@ -23,12 +23,16 @@ from ingot.concolic.aiming import (
     SETTINGS_PER_SITE,
     PanicAims,
     aim_at_reaches,
+    entries_written,
+    map_inputs,
     settings_at_panic_start,
 )
 from ingot.concolic.explore import Explorer, Options
 from ingot.concolic.literals import Dictionary
+from ingot.symbolic.expr import Sort
 
-KV_CONFIG = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps" / "kv_config.baml"
+APPS = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps"
+KV_CONFIG = APPS / "kv_config.baml"
 CONFIG = """
 function Load(text: string) -> int {
   let cfg: map<string, string> = {};
@@ -80,7 +84,8 @@ class Queue:
     def __init__(self, panic_phase: bool = True) -> None:
         self.in_panic_phase = panic_phase
         self.dictionary = words()
-        self.options = SimpleNamespace(max_string_length=32)
+        self.options = SimpleNamespace(max_string_length=32, max_len=6)
+        self.space = SimpleNamespace(sorts={})
         self.aims = PanicAims()
         self.queued: list[tuple[dict[str, Any], str]] = []
 
@@ -124,3 +129,41 @@ def test_the_config_loaders_division_is_found_on_the_seed_that_missed_it() -> No
     ex = Explorer(program.view, "LoadConfig", Options(seed=1)).explore()
     assert ("DivisionByZero", 24) in bugs_found(ex)
     assert len(ex.covered) == len(ex.edges)
+
+
+# -- map inputs: a key a lookup uses, written in with a value that may panic -----------------------
+
+
+def test_a_map_lacking_a_looked_up_key_gets_it_with_each_count_in_turn() -> None:
+    words = Dictionary(keys=["lang", "year"], counts=[0, -1, 1])
+    assert words.entries(Sort.STRING, ["lang"]) == [("year", "0"), ("year", "-1"), ("year", "1"),
+                                                   ("year", "lang"), ("year", "year")]
+    assert words.entries(Sort.INT, [])[:4] == [("lang", 0), ("year", 0), ("lang", -1), ("year", -1)]
+    assert words.entries(Sort.FLOAT, []) == []
+
+
+def test_map_inputs_are_those_within_the_arrays_the_input_holds() -> None:
+    sorts = {"docs[0].meta.$key[0]": Sort.STRING, "docs[2].meta.$key[0]": Sort.STRING, "m.$key[0]": Sort.STRING,
+             "docs.$len": Sort.INT}
+    assert map_inputs(sorts, {"docs.$len": 1}) == ["docs[0].meta", "m"]  # docs[2] is past the input's length
+
+
+def test_an_absent_optional_map_is_made_present_and_a_full_one_has_its_last_entry_replaced() -> None:
+    explorer = SimpleNamespace(space=SimpleNamespace(sorts={"d.meta.$some": Sort.BOOL, "d.meta[0]": Sort.STRING}),
+                               options=SimpleNamespace(max_len=2), dictionary=Dictionary(keys=["year"], counts=[0]))
+    absent = entries_written(explorer, {"d.meta.$some": False}, "d.meta")  # type: ignore[arg-type]
+    assert absent[0] == (("year", "0"), {"d.meta.$some": True, "d.meta.$len": 1, "d.meta.$key[0]": "year",
+                                          "d.meta[0]": "0"})
+    full = entries_written(explorer, {"d.meta.$some": True, "d.meta.$len": 2, "d.meta.$key[0]": "a",  # type: ignore[arg-type]
+                                      "d.meta.$key[1]": "b"}, "d.meta")
+    assert full[0][1]["d.meta.$len"] == 2 and full[0][1]["d.meta.$key[1]"] == "year"
+
+
+def test_the_rerankers_division_is_found_on_the_seeds_that_missed_it() -> None:
+    """`Rerank` (heldout/rerank_docs.baml) divides by the best adjusted score, 0 when every kept
+    document is old: a "year" key in its optional metadata map. The closest runs keep one
+    document with no metadata; writing the key in (`entries_written`) makes it old."""
+    program = ingot.load(APPS / "heldout" / "rerank_docs.baml")
+    for seed in (0, 1):
+        ex = Explorer(program.view, "Rerank", Options(seed=seed)).explore()
+        assert ("DivisionByZero", 52) in bugs_found(ex), seed

@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import bisect
 import random
+import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexProgram
 from ingot.concolic.fuzzing import worth_mutating
+from ingot.symbolic.expr import Sort
 from ingot.symbolic.shadow import EntryKind, PathEntry
 
 if TYPE_CHECKING:
@@ -240,17 +242,59 @@ def written_settings(explorer: Explorer, aims: PanicAims, assignment: dict[str, 
     from ingot.concolic.explore import Job
 
     budget = explorer.options.max_string_length
+    variants: list[tuple[tuple[str, str], dict[str, Any]]] = []
     for name, value in sorted(assignment.items()):
-        if not isinstance(value, str):
+        if isinstance(value, str):
+            variants.extend(((name, text), {name: text})
+                            for text in explorer.dictionary.with_settings(value, budget)[:SETTINGS_PER_REACH])
+    for path in map_inputs(explorer.space.sorts, assignment):
+        variants.extend(((path, repr(entry)), written)
+                        for entry, written in entries_written(explorer, assignment, path)[:SETTINGS_PER_REACH])
+    for key, changed in variants:
+        if aims.settings.get(site, 0) >= SETTINGS_PER_SITE:
+            return
+        if key in queued:
             continue
-        for text in explorer.dictionary.with_settings(value, budget)[:SETTINGS_PER_REACH]:
-            if aims.settings.get(site, 0) >= SETTINGS_PER_SITE:
-                return
-            if (name, text) in queued:
-                continue
-            queued.add((name, text))
-            aims.settings[site] = aims.settings.get(site, 0) + 1
-            explorer.push(Job({**assignment, name: text}, 0, None, f"setting:{site[0]}@{site[1]}", boost), priority)
+        queued.add(key)
+        aims.settings[site] = aims.settings.get(site, 0) + 1
+        explorer.push(Job({**assignment, **changed}, 0, None, f"setting:{site[0]}@{site[1]}", boost), priority)
+
+
+INDEX = re.compile(r"\[(\d+)\]")
+
+
+def map_inputs(sorts: dict[str, Sort], assignment: dict[str, Any]) -> list[str]:
+    """The access paths of the map inputs an input holds (or could hold, an optional one that is
+    absent): maps some run gave a key (`P.$key[0]`), within the arrays' lengths the input has."""
+    out = []
+    for name in sorts:
+        if not name.endswith(".$key[0]"):
+            continue
+        path = name[: -len(".$key[0]")]
+        if all(assignment.get(f"{path[:m.start()]}.$len", 0) > int(m.group(1)) for m in INDEX.finditer(path)):
+            out.append(path)
+    return sorted(out)
+
+
+def entries_written(explorer: Explorer, assignment: dict[str, Any], path: str) -> list[tuple[tuple[str, Any], dict[str, Any]]]:
+    """The map input at `path` with one of the program's keys it lacks written in (`Dictionary.entries`),
+    as ((key, value), the assignment's changes): one more entry, or in place of the last one when
+    the map is at `max_len`; an absent optional map is made present."""
+    sorts = explorer.space.sorts
+    sort = sorts.get(f"{path}[0]")
+    if sort is None or explorer.options.max_len <= 0:
+        return []
+    present = assignment.get(f"{path}.$some", True)
+    size = assignment.get(f"{path}.$len", 0) if present else 0
+    held = [assignment.get(f"{path}.$key[{i}]", "") for i in range(size)]
+    at = min(size, max(explorer.options.max_len - 1, 0))
+    out = []
+    for key, value in explorer.dictionary.entries(sort, held):
+        changes: dict[str, Any] = {f"{path}.$len": max(size, at + 1), f"{path}.$key[{at}]": key, f"{path}[{at}]": value}
+        if f"{path}.$some" in sorts:
+            changes[f"{path}.$some"] = True
+        out.append(((key, value), changes))
+    return out
 
 
 def aim_at_branches(explorer: Explorer, job: Job, run: RunResult, open_branches: set[Site], boost: int) -> None:

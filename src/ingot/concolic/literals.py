@@ -26,6 +26,7 @@ from typing import Any
 
 from ingot.bex.api import BexProgram, Op
 from ingot.runtime.values import INT_MAX, INT_MIN
+from ingot.symbolic.expr import Sort
 from ingot.symbolic.runtime import is_panic_site
 
 DIGIT_RUN = re.compile(r"-?\d{1,18}")
@@ -41,12 +42,18 @@ class Dictionary:
     # literal keys with a number as their value ("per=0"), for the mutations aimed at panic sites:
     # a parsed setting whose value decides a division or an index
     settings: dict[str, list[str]] = field(default_factory=dict)  # key literal -> "key=0", "key:-1", ...
+    # for map inputs (`entries`): the program's literals a lookup may use as keys, and the values
+    # that may panic once read (0, -1, its own counts), as numbers
+    keys: list[str] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
 
     @classmethod
     def of(cls, program: BexProgram, functions: Iterable[str]) -> Dictionary:
         keys = program.builtin_keys
         strings: dict[str, None] = {}
         settings: dict[str, dict[str, None]] = {}
+        lookups: dict[str, None] = {}
+        counts: dict[int, None] = {}
         separators: dict[str, None] = {" ": None}
         ints: dict[int, None] = dict.fromkeys(EDGE_INTS)
         floats: dict[float, None] = dict.fromkeys((0.0, 0.5, -1.0))
@@ -77,6 +84,8 @@ class Dictionary:
                 strings.update(dict.fromkeys(first + sep + second for sep in seps[:4]))
             # the values that make a division or an index panic: 0, -1, and the program's own counts
             numbers = sorted({0, -1} | {c for c in fn.consts if type(c) is int and 0 < c < 1000})[:5]
+            lookups.update(dict.fromkeys(words))
+            counts.update(dict.fromkeys(numbers))
             for word in words if seps else ():
                 settings.setdefault(word, {}).update(dict.fromkeys(word + sep + str(n) for sep in seps[:3] for n in numbers))
             if any(keys[arg[0]].endswith(".lines") for op, arg in fn.code if op == Op.CALL_BUILTIN):
@@ -85,7 +94,8 @@ class Dictionary:
             if abs(n) < 10**18:
                 strings[str(n)] = None
         return cls(sorted(strings), sorted(separators), sorted(ints), sorted(floats),
-                   {k: list(v) for k, v in sorted(settings.items())})
+                   {k: list(v) for k, v in sorted(settings.items())}, sorted(lookups),
+                   sorted(counts, key=lambda n: (n != 0, n != -1, n)))  # zero first, as `_zero_first`
 
     def int_value(self, rng: random.Random) -> int:
         roll = rng.random()
@@ -228,6 +238,21 @@ class Dictionary:
             out.update(dict.fromkeys(v for v in turn if v is not None and len(v) <= max_length))
         out.pop(s, None)
         return list(out)
+
+    def entries(self, sort: Sort, held: Iterable[str]) -> list[tuple[str, Any]]:
+        """(key, value) pairs to write into a map whose values are of `sort` and which holds the
+        keys `held`: each of the program's literals it lacks, with each value that may panic once
+        read (a count, zero first; for strings also as digits, then the literals: "pinned" =
+        "true"). Keys take turns, as in `with_settings`."""
+        if sort is Sort.INT:
+            values: list[Any] = list(self.counts)
+        elif sort is Sort.STRING:
+            values = [str(n) for n in self.counts] + self.keys
+        else:
+            return []  # (floats and booleans: the random rounds' values do)
+        have = set(held)
+        missing = [k for k in self.keys if k not in have]
+        return [(k, v) for turn in zip(*([(k, v) for v in values] for k in missing)) for k, v in turn]
 
     def record_separator(self, s: str) -> str:
         """What parts the records of `s`: a line break when the program reads lines, else the
