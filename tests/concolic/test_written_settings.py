@@ -56,7 +56,7 @@ def words() -> Dictionary:
 
 
 def test_a_key_the_input_lacks_is_written_with_zero_among_the_first_variants() -> None:
-    outs = words().with_settings("mode=batch\nretries=3", 32)
+    outs = words().with_settings("mode=batch\nretries=3", 32, 1000)
     assert "mode=batch\nretries=3\nworkers=0" in outs[:SETTINGS_PER_REACH]
     assert "mode=batch\nretries=0" in outs[:SETTINGS_PER_REACH]  # a held key revalued
     assert len(outs) == len(set(outs)) and "mode=batch\nretries=3" not in outs
@@ -67,13 +67,22 @@ def test_at_the_length_limit_spare_records_make_room() -> None:
     # 31 characters: "\nworkers=0" does not fit. "A" holds no key and "mode#x" only one held before:
     # both make room, and the records that hold a key stay
     full = "mode=batch\nretries=1\nA\nmode#xyz"
-    outs = words().with_settings(full, 32)
+    outs = words().with_settings(full, 32, 1000)
     assert "mode=batch\nretries=1\nworkers=0" in outs[:SETTINGS_PER_REACH]
     assert all(len(out) <= 32 for out in outs)
 
 
+def test_only_the_first_variants_are_built_however_many_records_an_input_has() -> None:
+    # a long config at a large --max-string-length: 4,000 records, a setting in place of each
+    # spare one would be thousands of strings of 30,000 characters
+    text = "\n".join(f"a{i}=1" for i in range(4000))
+    outs = words().with_settings(text, len(text), 24)
+    assert len(outs) == 24 and all(len(out) <= len(text) for out in outs)
+    assert outs == words().with_settings(text, len(text), 1000)[:24]  # the same order
+
+
 def test_a_key_inside_a_word_is_not_held() -> None:
-    outs = words().with_settings("mode=batch\nretries=1\nrworkers=-", 32)
+    outs = words().with_settings("mode=batch\nretries=1\nrworkers=-", 32, 1000)
     assert not any("rworkers=0" in out for out in outs)  # "workers" is not that line's key
     assert "mode=batch\nretries=1\nworkers=0" in outs[:SETTINGS_PER_REACH]
 
@@ -136,10 +145,10 @@ def test_the_config_loaders_division_is_found_on_the_seed_that_missed_it() -> No
 
 def test_a_map_lacking_a_looked_up_key_gets_it_with_each_count_in_turn() -> None:
     words = Dictionary(keys=["lang", "year"], counts=[0, -1, 1])
-    assert words.entries(Sort.STRING, ["lang"]) == [("year", "0"), ("year", "-1"), ("year", "1"),
+    assert words.entries(Sort.STRING, ["lang"], 100) == [("year", "0"), ("year", "-1"), ("year", "1"),
                                                    ("year", "lang"), ("year", "year")]
-    assert words.entries(Sort.INT, [])[:4] == [("lang", 0), ("year", 0), ("lang", -1), ("year", -1)]
-    assert words.entries(Sort.FLOAT, []) == []
+    assert words.entries(Sort.INT, [], 4) == [("lang", 0), ("year", 0), ("lang", -1), ("year", -1)]
+    assert words.entries(Sort.FLOAT, [], 100) == []
 
 
 def test_map_inputs_are_those_within_the_arrays_the_input_holds() -> None:

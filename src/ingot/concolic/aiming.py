@@ -246,10 +246,9 @@ def written_settings(explorer: Explorer, aims: PanicAims, assignment: dict[str, 
     for name, value in sorted(assignment.items()):
         if isinstance(value, str):
             variants.extend(((name, text), {name: text})
-                            for text in explorer.dictionary.with_settings(value, budget)[:SETTINGS_PER_REACH])
+                            for text in explorer.dictionary.with_settings(value, budget, SETTINGS_PER_REACH))
     for path in map_inputs(explorer.space.sorts, assignment):
-        variants.extend(((path, repr(entry)), written)
-                        for entry, written in entries_written(explorer, assignment, path)[:SETTINGS_PER_REACH])
+        variants.extend(((path, repr(entry)), written) for entry, written in entries_written(explorer, assignment, path))
     for key, changed in variants:
         if aims.settings.get(site, 0) >= SETTINGS_PER_SITE:
             return
@@ -289,7 +288,7 @@ def entries_written(explorer: Explorer, assignment: dict[str, Any], path: str) -
     held = [assignment.get(f"{path}.$key[{i}]", "") for i in range(size)]
     at = min(size, max(explorer.options.max_len - 1, 0))
     out = []
-    for key, value in explorer.dictionary.entries(sort, held):
+    for key, value in explorer.dictionary.entries(sort, held, SETTINGS_PER_REACH):
         changes: dict[str, Any] = {f"{path}.$len": max(size, at + 1), f"{path}.$key[{at}]": key, f"{path}[{at}]": value}
         if f"{path}.$some" in sorts:
             changes[f"{path}.$some"] = True

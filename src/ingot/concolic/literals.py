@@ -20,7 +20,7 @@ import functools
 import itertools
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,34 +216,34 @@ class Dictionary:
         out.pop(s, None)
         return list(out)
 
-    def with_settings(self, s: str, max_length: int) -> list[str]:
-        """Every `s` with one setting written into it, as AFL's deterministic stage writes each
-        dictionary token in turn: each key `s` holds given each of its values that may panic (at
-        its first occurrence, `revalue_key`), each key it lacks added as one more record (`add_setting`;
-        where that would not fit, in place of each record that holds none of the program's keys or
-        only keys a record before it holds, the other such records making room; or of any record
-        when none is such). Keys take turns, each key's values zero first, so the first
-        few variants try every key: `mode=batch\\nretries=3` -> `...\\nworkers=0` early."""
-        per_key: list[list[str]] = []
+    def with_settings(self, s: str, max_length: int, limit: int) -> list[str]:
+        """The first `limit` of every `s` with one setting written into it, as AFL's deterministic
+        stage writes each dictionary token in turn: each key `s` holds given each of its values that
+        may panic (at its first occurrence, `revalue_key`), each key it lacks added as one more
+        record (`add_setting`; where that would not fit, in place of each record that holds none of
+        the program's keys or only keys a record before it holds, the other such records making
+        room; or of any record when none is such). Keys take turns, each key's values zero first,
+        so the first few variants try every key: `mode=batch\\nretries=3` -> `...\\nworkers=0` early.
+        Built lazily: a long input at a large `--max-string-length` has thousands of records."""
         between = self.record_separator(s)
+        records = _Records(s, between, self.settings)
+        per_key = []
         for key in sorted(self.settings):
             values = sorted(self.settings[key], key=functools.partial(_zero_first, len(key)))
             at = _word_at(s, key)
-            if at >= 0:
-                per_key.append([s[:at] + v + s[self.value_end(s, at + len(key), v[len(key)]):] for v in values])
-            else:
-                per_key.append([out for v in values for out in self._added(s, v, between, max_length)])
-        out: dict[str, None] = {}
-        for turn in itertools.zip_longest(*per_key):
-            out.update(dict.fromkeys(v for v in turn if v is not None and len(v) <= max_length))
-        out.pop(s, None)
-        return list(out)
+            per_key.append(self._revalued(s, key, at, values) if at >= 0 else records.added_each(values, max_length))
+        return _first_distinct(itertools.chain.from_iterable(itertools.zip_longest(*per_key)), s, max_length, limit)
 
-    def entries(self, sort: Sort, held: Iterable[str]) -> list[tuple[str, Any]]:
-        """(key, value) pairs to write into a map whose values are of `sort` and which holds the
-        keys `held`: each of the program's literals it lacks, with each value that may panic once
-        read (a count, zero first; for strings also as digits, then the literals: "pinned" =
-        "true"). Keys take turns, as in `with_settings`."""
+    def _revalued(self, s: str, key: str, at: int, settings: list[str]) -> Iterator[str]:
+        """`s` with the key at `at` given each of `settings` (`with_settings`)."""
+        for setting in settings:
+            yield s[:at] + setting + s[self.value_end(s, at + len(key), setting[len(key)]):]
+
+    def entries(self, sort: Sort, held: Iterable[str], limit: int) -> list[tuple[str, Any]]:
+        """The first `limit` (key, value) pairs to write into a map whose values are of `sort` and
+        which holds the keys `held`: each of the program's literals it lacks, with each value that
+        may panic once read (a count, zero first; for strings also as digits, then the literals:
+        "pinned" = "true"). Keys take turns, as in `with_settings`."""
         if sort is Sort.INT:
             values: list[Any] = list(self.counts)
         elif sort is Sort.STRING:
@@ -252,7 +252,8 @@ class Dictionary:
             return []  # (floats and booleans: the random rounds' values do)
         have = set(held)
         missing = [k for k in self.keys if k not in have]
-        return [(k, v) for turn in zip(*([(k, v) for v in values] for k in missing)) for k, v in turn]
+        turns = itertools.product(values, missing)  # value-major: the keys take turns
+        return [(k, v) for v, k in itertools.islice(turns, limit)]
 
     def record_separator(self, s: str) -> str:
         """What parts the records of `s`: a line break when the program reads lines, else the
@@ -261,34 +262,6 @@ class Dictionary:
             return "\n"
         held = [c for c in self.separators if c in s and not c.isalnum()]
         return max(held, key=s.count, default="")
-
-    def _added(self, s: str, setting: str, between: str, max_length: int) -> list[str]:
-        """`s` with `setting` as one more record, or in place of one (`with_settings`)."""
-        if not s:
-            return [setting]
-        if len(s) + len(between) + len(setting) <= max_length or not between or between not in s:
-            return [s + between + setting]
-        records = s.split(between)
-        spare: list[int] = []  # records holding none of the program's keys, or only keys held before
-        held: set[str] = set()
-        for i, r in enumerate(records):
-            keys = {k for k in self.settings if _word_at(r, k) >= 0}
-            if keys <= held:
-                spare.append(i)
-            held |= keys
-        out = []
-        for i in spare or range(len(records)):
-            placed = dict(enumerate(records))
-            placed[i] = setting
-            # the other spare records make room, the last first: "workers=0" in place of the "A"
-            # of a 31-character "mode=batch\nretries=1\nA\nmode#xyz" takes "mode#xyz" out too
-            for j in reversed(spare):
-                if len(between.join(placed.values())) <= max_length:
-                    break
-                if j != i:
-                    del placed[j]
-            out.append(between.join(placed.values()))
-        return out
 
     @staticmethod
     def move_number(rng: random.Random, s: str) -> str:
@@ -395,6 +368,66 @@ class Dictionary:
         if rng.random() < 0.15:
             text = rng.choice((" ", "  ")) + text + " "
         return text[:max_length]
+
+
+class _Records:
+    """The records of a string (`with_settings`), and which of them may give way to a setting,
+    found once and only when a setting does not fit beside them."""
+
+    def __init__(self, s: str, between: str, settings: dict[str, list[str]]) -> None:
+        self.s, self.between, self.settings = s, between, settings
+        self._parts: tuple[list[str], list[int]] | None = None
+
+    def added_each(self, settings: list[str], max_length: int) -> Iterator[str]:
+        for setting in settings:
+            yield from self.added(setting, max_length)
+
+    def added(self, setting: str, max_length: int) -> Iterator[str]:
+        """`s` with `setting` as one more record, or in place of one."""
+        s, between = self.s, self.between
+        if not s:
+            yield setting
+            return
+        if len(s) + len(between) + len(setting) <= max_length or not between or between not in s:
+            yield s + between + setting
+            return
+        records, spare = self.parts()
+        for i in spare or range(len(records)):
+            placed = dict(enumerate(records))
+            placed[i] = setting
+            # the other spare records make room, the last first: "workers=0" in place of the "A"
+            # of a 31-character "mode=batch\nretries=1\nA\nmode#xyz" takes "mode#xyz" out too
+            for j in reversed(spare):
+                if len(between.join(placed.values())) <= max_length:
+                    break
+                if j != i:
+                    del placed[j]
+            yield between.join(placed.values())
+
+    def parts(self) -> tuple[list[str], list[int]]:
+        """The records, and those holding none of the program's keys or only keys held before."""
+        if self._parts is None:
+            records = self.s.split(self.between)
+            spare: list[int] = []
+            held: set[str] = set()
+            for i, r in enumerate(records):
+                keys = {k for k in self.settings if _word_at(r, k) >= 0}
+                if keys <= held:
+                    spare.append(i)
+                held |= keys
+            self._parts = records, spare
+        return self._parts
+
+
+def _first_distinct(candidates: Iterable[str | None], s: str, max_length: int, limit: int) -> list[str]:
+    """The first `limit` distinct candidates other than `s` and within `max_length`."""
+    out: dict[str, None] = {}
+    for v in candidates:
+        if v is not None and v != s and len(v) <= max_length:
+            out[v] = None
+            if len(out) >= limit:
+                break
+    return list(out)
 
 
 def _word_at(s: str, word: str) -> int:
