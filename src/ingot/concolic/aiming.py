@@ -187,11 +187,15 @@ def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Si
     aims.learn(job.reason, run.trace.reached)
     closer = aims.closer(run, pending)
     aim(explorer, aims, run, aims.targets(run, pending), "aim:", boost)
+    settings: list[Variant] | None = None  # (the same for every site the run came closer to)
     queued: set[tuple[str, str]] = set()
     for site, priority in closer:
-        fewer_items(explorer, aims, run, site, priority, boost)
+        queue_within(explorer, aims.fewer, FEWER_PER_SITE, site, run.assignment, fewer_items(explorer, run.assignment),
+                     "fewer", priority, boost)
         if explorer.panic_phase():
-            written_settings(explorer, aims, run.assignment, site, priority, boost, queued)
+            settings = written_settings(explorer, run.assignment) if settings is None else settings
+            queue_within(explorer, aims.settings, SETTINGS_PER_SITE, site, run.assignment, settings, "setting",
+                         priority, boost, queued)
 
 
 def settings_at_panic_start(explorer: Explorer, pending: set[Site]) -> None:
@@ -199,64 +203,71 @@ def settings_at_panic_start(explorer: Explorer, pending: set[Site]) -> None:
     settings written in (`written_settings`): the sites the edge search came closer to."""
     aims: PanicAims = explorer.aims
     queued: set[tuple[str, str]] = set()
+    written: dict[int, list[Variant]] = {}  # by input: sites often share their closest reacher
     for site in sorted(pending):
         seeds = aims.reachers.get(site)
         if seeds:
             distance, _, assignment = seeds[0]
-            written_settings(explorer, aims, assignment, site, max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance),
-                             0, queued)
+            if id(assignment) not in written:
+                written[id(assignment)] = written_settings(explorer, assignment)
+            queue_within(explorer, aims.settings, SETTINGS_PER_SITE, site, assignment, written[id(assignment)],
+                         "setting", max(FARTHEST_PRIORITY, NEAREST_PRIORITY - distance), 0, queued)
 
 
-def fewer_items(explorer: Explorer, aims: PanicAims, run: RunResult, site: Site, priority: float, boost: int) -> None:
-    """Queue the run's input with each of its strings one item fewer (`Dictionary.fewer_parts`):
-    a field or a separator dropped, one at a time, as AFL's deterministic stage deletes blocks.
+# An input's variant for a deterministic stage: (what it changes, for de-duplication; the changes)
+Variant = tuple[tuple[str, str], dict[str, Any]]
+
+
+def queue_within(explorer: Explorer, counts: dict[Site, int], cap: int, site: Site, assignment: dict[str, Any],
+                 variants: list[Variant], tag: str, priority: float, boost: int,
+                 queued: set[tuple[str, str]] | None = None) -> None:
+    """Queue `assignment` with each of `variants` applied, aimed at `site`, while the site's
+    count (in `counts`) is below `cap`; `queued`: variants queued already for another site the
+    same input reached, passed over."""
+    from ingot.concolic.explore import Job
+
+    for key, changed in variants:
+        if counts.get(site, 0) >= cap:
+            return
+        if queued is not None:
+            if key in queued:
+                continue
+            queued.add(key)
+        counts[site] = counts.get(site, 0) + 1
+        explorer.push(Job({**assignment, **changed}, 0, None, f"{tag}:{site[0]}@{site[1]}", boost), priority)
+
+
+def fewer_items(explorer: Explorer, assignment: dict[str, Any]) -> list[Variant]:
+    """The input with each of its strings one item fewer (`Dictionary.fewer_parts`): a field or a
+    separator dropped, one at a time, as AFL's deterministic stage deletes blocks.
 
     A panic that needs one item fewer than the closest run had (a stack of path segments left
     empty by one more `..`) is where the solver cannot help: the items were counted concretely,
     or cut by a split past the parts it models. Random mutation finds the one field to drop
     rarely; trying each in turn finds it at once."""
-    from ingot.concolic.explore import Job
-
-    for name, value in sorted(run.assignment.items()):
-        if not isinstance(value, str):
-            continue
-        for text in explorer.dictionary.fewer_parts(value)[:FEWER_PER_REACH]:
-            if aims.fewer.get(site, 0) >= FEWER_PER_SITE:
-                return
-            aims.fewer[site] = aims.fewer.get(site, 0) + 1
-            explorer.push(Job({**run.assignment, name: text}, 0, None, f"fewer:{site[0]}@{site[1]}", boost),
-                          priority)
+    return [((name, text), {name: text}) for name, value in sorted(assignment.items()) if isinstance(value, str)
+            for text in explorer.dictionary.fewer_parts(value, FEWER_PER_REACH)]
 
 
-def written_settings(explorer: Explorer, aims: PanicAims, assignment: dict[str, Any], site: Site, priority: float,
-                     boost: int, queued: set[tuple[str, str]]) -> None:
-    """Queue an input that reached `site` with each of its strings given one of the program's
-    settings in turn (`Dictionary.with_settings`): a key it lacks with a value that may panic,
-    or a key it holds given one, as AFL's deterministic stage writes each dictionary token.
-    `queued`: (input name, text) pairs already queued for another site the same input reached.
+def written_settings(explorer: Explorer, assignment: dict[str, Any]) -> list[Variant]:
+    """The input with each of its strings given one of the program's settings in turn
+    (`Dictionary.with_settings`), a key it lacks with a value that may panic or a key it holds
+    given one, as AFL's deterministic stage writes each dictionary token; and each of its maps
+    given one of the program's keys it lacks (`entries_written`).
 
     The operands of a site were decided by what the input holds: a divisor parsed from a
     "workers" line is the program's own default while the input has none, and the random
     mutations that add one (`add_setting`) draw the right key and value rarely. Only the panic
     search writes them: during the edge search the runs are the solver's children's."""
-    from ingot.concolic.explore import Job
-
     budget = explorer.options.max_string_length
-    variants: list[tuple[tuple[str, str], dict[str, Any]]] = []
+    variants: list[Variant] = []
     for name, value in sorted(assignment.items()):
         if isinstance(value, str):
             variants.extend(((name, text), {name: text})
                             for text in explorer.dictionary.with_settings(value, budget, SETTINGS_PER_REACH))
     for path in map_inputs(explorer.space.sorts, assignment):
         variants.extend(((path, repr(entry)), written) for entry, written in entries_written(explorer, assignment, path))
-    for key, changed in variants:
-        if aims.settings.get(site, 0) >= SETTINGS_PER_SITE:
-            return
-        if key in queued:
-            continue
-        queued.add(key)
-        aims.settings[site] = aims.settings.get(site, 0) + 1
-        explorer.push(Job({**assignment, **changed}, 0, None, f"setting:{site[0]}@{site[1]}", boost), priority)
+    return variants
 
 
 INDEX = re.compile(r"\[(\d+)\]")

@@ -198,23 +198,24 @@ class Dictionary:
         at = rng.randrange(len(s))
         return s[:at] + s[at] * (target - len(s)) + s[at:]
 
-    def fewer_parts(self, s: str) -> list[str]:
-        """Every `s` with one item fewer, as AFL's deterministic stage deletes each block in turn:
-        one non-empty field dropped with its separator ("/a/../x/" -> "/a/../"), for each of the
-        program's separators `s` holds (the most frequent first: the one that parts its records),
-        then one separator dropped ("a,b" -> "ab")."""
-        out: dict[str, None] = {}
+    def fewer_parts(self, s: str, limit: int | None = None) -> list[str]:
+        """Every `s` with one item fewer (the first `limit`), as AFL's deterministic stage deletes
+        each block in turn: one non-empty field dropped with its separator ("/a/../x/" ->
+        "/a/../"), for each of the program's separators `s` holds (the most frequent first: the
+        one that parts its records), then one separator dropped ("a,b" -> "ab")."""
         seps = sorted({c for c in s if c in self.separators and not c.isalnum()}, key=lambda c: (-s.count(c), c))
+        return _first_distinct(self._fewer(s, seps), s, len(s), limit)
+
+    @staticmethod
+    def _fewer(s: str, seps: list[str]) -> Iterator[str]:
         for sep in seps:
             parts = s.split(sep)
             for i, p in enumerate(parts):
                 if p:
-                    out[sep.join(parts[:i] + parts[i + 1:])] = None
+                    yield sep.join(parts[:i] + parts[i + 1:])
         for at, c in enumerate(s):
             if c in seps:
-                out[s[:at] + s[at + 1:]] = None
-        out.pop(s, None)
-        return list(out)
+                yield s[:at] + s[at + 1:]
 
     def with_settings(self, s: str, max_length: int, limit: int) -> list[str]:
         """The first `limit` of every `s` with one setting written into it, as AFL's deterministic
@@ -419,13 +420,14 @@ class _Records:
         return self._parts
 
 
-def _first_distinct(candidates: Iterable[str | None], s: str, max_length: int, limit: int) -> list[str]:
-    """The first `limit` distinct candidates other than `s` and within `max_length`."""
+def _first_distinct(candidates: Iterable[str | None], s: str, max_length: int, limit: int | None) -> list[str]:
+    """The first `limit` (None: all) distinct candidates other than `s` and within `max_length`:
+    the variants a deterministic stage builds lazily, a long input having thousands."""
     out: dict[str, None] = {}
     for v in candidates:
         if v is not None and v != s and len(v) <= max_length:
             out[v] = None
-            if len(out) >= limit:
+            if limit is not None and len(out) >= limit:
                 break
     return list(out)
 
