@@ -15,13 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
-from witness_programs import (  # tests/ is no package
-    SEEDS,
-    bugs_found,
-    explored,
-    witness_tests,
-)
+from witness_programs import exploration_test, witness_tests  # tests/ is no package
 
 import ingot
 from ingot.concolic.aiming import vain_checks
@@ -52,19 +46,13 @@ PROGRAMS: dict[str, tuple[str, tuple[str, int], list[tuple[dict[str, Any], Any]]
         ({"log": "E a\nE b\nhalt"}, {"error": "AssertionFailed"}),
     ]),
 }
-NAMES = sorted(PROGRAMS)
 
 
 test_witnesses_take_every_edge_and_reach_the_bug_on_ingot, test_witnesses_give_the_same_outcomes_on_the_real_engine = \
     witness_tests(HERE, PROGRAMS)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("name", NAMES)
-def test_exploration_covers_every_edge_and_finds_the_bug(name: str, seed: int) -> None:
-    ex, bug = explored(HERE, PROGRAMS, name, seed=seed)
-    assert bug in bugs_found(ex)
-    assert len(ex.covered) == len(ex.edges)
+test_exploration_covers_every_edge_and_finds_the_bug = exploration_test(HERE, PROGRAMS)
 
 
 def test_a_split_query_is_answered_in_its_straight_line_case() -> None:

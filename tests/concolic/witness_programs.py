@@ -97,6 +97,20 @@ def witness_tests(here: Path, programs: Programs) -> tuple[Callable[[str], None]
     return on_ingot, on_engine
 
 
+def exploration_test(here: Path, programs: Programs) -> Callable[[str, int], None]:
+    """The test that explores each program from its entry function at the default budget on
+    each of `SEEDS`, to be bound to a `test_*` name: every edge covered, the planted bug found."""
+
+    @pytest.mark.parametrize("seed", SEEDS)
+    @pytest.mark.parametrize("name", sorted(programs))
+    def covers_every_edge_and_finds_the_bug(name: str, seed: int) -> None:
+        ex, bug = explored(here, programs, name, seed=seed)
+        assert bug in bugs_found(ex)
+        assert len(ex.covered) == len(ex.edges)
+
+    return covers_every_edge_and_finds_the_bug
+
+
 def explored(here: Path, programs: Programs, name: str, **options: Any) -> tuple[Exploration, tuple[str, int]]:
     """The program `name` explored from its entry function with `Options(**options)`, and its planted bug."""
     fn, bug, _ = programs[name]

@@ -33,8 +33,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ingot.symbolic import parsed_numbers
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.straight_line import Definition, definition_of
+
+# Values for the numbers a query parses (node id -> number), given every variable's value.
+NumberSolver = Callable[[list[Expr], dict[str, Any]], "dict[int, int] | None"]
 
 # Candidate inputs evaluated per query: a few hundred evaluations of a query cost about what
 # one unknown answer from Z3 costs at the string queries' resource limit.
@@ -84,6 +88,32 @@ class Query:
     entries: list[Expr]
     free: dict[str, Sort]  # variables mutated
     derived: list[Definition]  # split definitions, in an order where a source is computed first
+
+    def numbers_written(self, env: dict[str, Any], solve_numbers: NumberSolver) -> dict[str, Any] | None:
+        """Free values with the numbers the query parses solved for (`parsed_numbers`, every
+        other string held at its value under `env`) and each written where its field was read,
+        one after the other (each write re-reads the text the last one changed). None when no
+        numbers were solved or none could be written."""
+        derived = dict(env)
+        if not self._derive(derived):
+            return None
+        solved = solve_numbers(self.entries, derived)
+        if not solved:
+            return None
+        out = {n: env[n] for n in self.free}
+        wrote = False
+        for node in self.parsed:
+            if node.id not in solved:
+                continue
+            derived = dict(out)
+            if not self._derive(derived):
+                return None
+            wrote = self._write(out, derived, {}, node.args[0], str(solved[node.id])) or wrote
+        return out if wrote else None
+
+    @functools.cached_property
+    def parsed(self) -> list[Expr]:
+        return parsed_numbers.parsed_nodes(self.entries)
 
     @functools.cached_property
     def parts(self) -> dict[str, tuple[Definition, int]]:
@@ -211,9 +241,12 @@ class Query:
 
 
 def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: random.Random,
-           evaluations: int, max_length: int, deadline: float | None = None) -> tuple[dict[str, Any] | None, int]:
+           evaluations: int, max_length: int, deadline: float | None = None,
+           solve_numbers: NumberSolver | None = None) -> tuple[dict[str, Any] | None, int]:
     """A model of `entries` found by mutating `near`'s values, and the evaluations spent (fewer
-    when the `deadline`, a `perf_counter` time, passes)."""
+    when the `deadline`, a `perf_counter` time, passes). `solve_numbers` (`parsed_numbers.solve`)
+    gives the walk its first step where the query parses numbers: the run's text with the
+    numbers the arithmetic needs written in."""
     q = Query.of(list(entries))
     if not q.free:
         return None, 0
@@ -221,6 +254,13 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
     # fresh input's `get` would draw a value
     env, best = seed, q.score(dict(seed)) or (-1, 0.0)
     spent = 1
+    if solve_numbers is not None and q.parsed and best[0] < len(entries):
+        written = q.numbers_written(seed, solve_numbers)
+        if written is not None:
+            spent += 1
+            score = q.score(written, best[0])
+            if score is not None and score >= best:
+                env, best = written, score
     names = list(q.free)
     alphabet = tokens.alphabet
     while best[0] < len(entries) and spent < evaluations:

@@ -26,6 +26,7 @@ written and read by code point (`z3_strings.string_val`, `string_of`: no escape 
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 import time
@@ -36,7 +37,7 @@ from typing import Any
 
 import z3
 
-from ingot.symbolic import nearby, straight_line
+from ingot.symbolic import nearby, parsed_numbers, straight_line
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.z3_strings import STRING_OPS, ascii_view, string_of, string_val
 from ingot.symbolic.z3_strings import translate as translate_string_op
@@ -143,6 +144,10 @@ class Solver:
             make = {Sort.INT: z3.Int, Sort.FLOAT: z3.Real, Sort.BOOL: z3.Bool, Sort.STRING: z3.String}[sort]
             self._vars[name] = (sort, make(name, ctx))
         return self._vars[name][1]
+
+    def variable(self, name: str) -> tuple[Sort, z3.ExprRef] | None:
+        """The sort and Z3 constant of a variable a translated query mentioned, or None."""
+        return self._vars.get(name)
 
     def to_z3(self, e: Expr) -> z3.ExprRef:
         memo, heavy = self._memo, self._model_terms
@@ -266,7 +271,7 @@ class Solver:
         rng = random.Random(self.seed * 1_000_003 + self.stats.queries)
         model, spent = nearby.search(query, near, self.nearby_tokens, rng,
                                      min(left, nearby.EVALUATIONS_PER_QUERY), self.max_string_length,
-                                     self.deadline)
+                                     self.deadline, functools.partial(parsed_numbers.solve, self))
         self.stats.nearby_evaluations += spent
         self.stats.time_s += time.perf_counter() - start
         if model is None:

@@ -1,0 +1,112 @@
+"""Numbers for the fields a query parses, solved with every string held at the run's text.
+
+Z3's string solver answers `unknown` at the per-query limit on most queries that parse numbers
+out of text: a window "0:3-3:3" cut at `-` and `:`, each field trimmed and parsed, and the
+minutes it spans past a day (`total <= 1440` negated). Its arithmetic is plain once the text is
+fixed: with every string held at the value the run (or the nearby walk, `nearby.search`) has, each
+`to_int` of a field is an integer of its own, and Z3 answers the arithmetic over those at once
+(hour 24, minutes 4). `nearby.Query.numbers_written` then writes each number where its field
+was read, and the whole query is evaluated on the result, as any candidate of the walk is.
+
+Which parsed numbers matter is decided by the held text: `int.parse` is modelled with its sign
+(`ite(starts_with(p, "-"), -to_int(substr(p, 1, ..)), ..)`), and once `p` is a constant the
+simplifier drops the branches not taken, so only the live fields get a number.
+
+The question is asked of a Z3 context of its own, under a small resource limit, so that the
+search's own Z3 answers stay those a resumed search gets by replaying `Solver.z3_log`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import z3
+
+from ingot.symbolic.expr import INT_MAX, Expr, Op, Sort, post_order
+from ingot.symbolic.z3_strings import string_val
+
+if TYPE_CHECKING:
+    from ingot.symbolic.solver import Solver
+
+# Z3 units for the question: it is linear (or small non-linear) integer arithmetic over a few
+# fields, answered in a few thousand units; a query Z3 finds hard here is left to the walk.
+PARSED_RLIMIT = 200_000
+
+
+def parsed_nodes(entries: list[Expr]) -> list[Expr]:
+    """The query's `to_int` nodes (each once, in the order the entries first reach them)."""
+    seen: dict[int, Any] = {}
+    out = []
+    for e in entries:
+        for node in post_order(e, seen):
+            seen[node.id] = None
+            if node.op is Op.TO_INT:
+                out.append(node)
+    return out
+
+
+def solve(solver: Solver, entries: list[Expr], held: dict[str, Any]) -> dict[int, int] | None:
+    """Values of the live `to_int` nodes of `entries` (node id -> a natural number) under which
+    every entry holds, with each variable of `held` (inputs and split parts, as computed from the
+    inputs) fixed at its value; None when there are none, or Z3 finds none within its limit."""
+    nodes = parsed_nodes(entries)
+    if not nodes:
+        return None
+    ctx = z3.Context()
+    try:
+        terms = [solver.to_z3(e).translate(ctx) for e in entries]
+        fresh = {node.id: z3.Int(f"$parsed{node.id}", ctx) for node in nodes}
+        numbers = [(solver.to_z3(node).translate(ctx), fresh[node.id]) for node in nodes]
+        values = _held_values(solver, held, ctx)
+        s = solver.fresh_z3(solver.clock_ms, PARSED_RLIMIT, ctx)
+        held_terms = []
+        for t in terms:
+            t = z3.substitute(t, *numbers)
+            held_terms.append(z3.simplify(z3.substitute(t, *values) if values else t))
+        live = _constants(held_terms)
+        fresh = {node_id: f for node_id, f in fresh.items() if f.decl().name() in live}
+        if not fresh:
+            return None
+        s.add(*held_terms)
+        for f in fresh.values():
+            s.add(f >= 0, f <= INT_MAX)  # (digits only: a sign is the text's own)
+        if solver.checked(s, ctx) != z3.sat:
+            return None
+        model = s.model()
+    except z3.Z3Exception:
+        return None
+    return {node_id: model.eval(f, model_completion=True).as_long() for node_id, f in fresh.items()}
+
+
+def _constants(terms: list[z3.ExprRef]) -> set[str]:
+    """The names of the uninterpreted constants the terms mention (a number whose branch the
+    simplifier dropped is not among them)."""
+    out: set[str] = set()
+    seen: set[int] = set()
+    stack = list(terms)
+    while stack:
+        t = stack.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(t.decl().name())
+        stack.extend(t.children())
+    return out
+
+
+def _held_values(solver: Solver, held: dict[str, Any], ctx: z3.Context) -> list[tuple[z3.ExprRef, z3.ExprRef]]:
+    """(variable, its value) in `ctx` for each string, int and bool variable of `held` Z3 knows."""
+    out = []
+    for name, value in held.items():
+        known = solver.variable(name)
+        if known is None:
+            continue
+        sort, v = known
+        if sort is Sort.STRING and isinstance(value, str):
+            out.append((v.translate(ctx), string_val(value, ctx)))
+        elif sort is Sort.INT and isinstance(value, int) and not isinstance(value, bool):
+            out.append((v.translate(ctx), z3.IntVal(value, ctx)))
+        elif sort is Sort.BOOL and isinstance(value, bool):
+            out.append((v.translate(ctx), z3.BoolVal(value, ctx)))
+    return out
