@@ -212,7 +212,7 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in README).")
 @click.option("--timings", is_flag=True, help="Add wall-clock timings to the JSON report (makes it non-deterministic).")
 @click.option("--seed", default=0, show_default=True, help="Seed for the search and the solver.")
-@click.option("--max-runs", default=10000, show_default=True, type=click.IntRange(min=1),
+@click.option("--max-runs", default=20000, show_default=True, type=click.IntRange(min=1),
               help="Budget of concrete runs.")
 @click.option("--timeout", default=60.0, show_default=True, type=Seconds(min=0, min_open=True),
               help="Budget in seconds.")
