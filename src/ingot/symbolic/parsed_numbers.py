@@ -54,20 +54,14 @@ def solve(solver: Solver, entries: list[Expr], held: dict[str, Any]) -> dict[int
         return None
     ctx = z3.Context()
     try:
-        terms = [solver.to_z3(e).translate(ctx) for e in entries]
         fresh = {node.id: z3.Int(f"$parsed{node.id}", ctx) for node in nodes}
-        numbers = [(solver.to_z3(node).translate(ctx), fresh[node.id]) for node in nodes]
-        values = _held_values(solver, held, ctx)
-        s = solver.fresh_z3(solver.clock_ms, PARSED_RLIMIT, ctx)
-        held_terms = []
-        for t in terms:
-            t = z3.substitute(t, *numbers)
-            held_terms.append(z3.simplify(z3.substitute(t, *values) if values else t))
-        live = _constants(held_terms)
+        terms = _held_terms(solver, entries, {node.id: node for node in nodes}, fresh, held, ctx)
+        live = _constants(terms)
         fresh = {node_id: f for node_id, f in fresh.items() if f.decl().name() in live}
         if not fresh:
             return None
-        s.add(*held_terms)
+        s = solver.fresh_z3(solver.clock_ms, PARSED_RLIMIT, ctx)
+        s.add(*terms)
         for f in fresh.values():
             s.add(f >= 0, f <= INT_MAX)  # (digits only: a sign is the text's own)
         if solver.checked(s, ctx) != z3.sat:
@@ -76,6 +70,19 @@ def solve(solver: Solver, entries: list[Expr], held: dict[str, Any]) -> dict[int
     except z3.Z3Exception:
         return None
     return {node_id: model.eval(f, model_completion=True).as_long() for node_id, f in fresh.items()}
+
+
+def _held_terms(solver: Solver, entries: list[Expr], nodes: dict[int, Expr], fresh: dict[int, z3.ExprRef],
+                held: dict[str, Any], ctx: z3.Context) -> list[z3.ExprRef]:
+    """The entries in `ctx` with each `to_int` node replaced by its integer in `fresh` and every
+    variable of `held` by its value, simplified (the branches a held text does not take dropped)."""
+    numbers = [(solver.to_z3(node).translate(ctx), fresh[node_id]) for node_id, node in nodes.items()]
+    values = _held_values(solver, held, ctx)
+    out = []
+    for e in entries:
+        t = z3.substitute(solver.to_z3(e).translate(ctx), *numbers)
+        out.append(z3.simplify(z3.substitute(t, *values) if values else t))
+    return out
 
 
 def _constants(terms: list[z3.ExprRef]) -> set[str]:
