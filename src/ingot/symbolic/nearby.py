@@ -13,6 +13,11 @@ with BAML's semantics (`expr.evaluate`) and move when no fewer entries hold and 
 no farther from holding (Korel's branch distance). A model it returns satisfies the whole query by
 evaluation, so it is as good as Z3's; finding none proves nothing (the answer stays unknown).
 
+Where the query parses numbers, the walk's first step is the run's text with the numbers its
+arithmetic needs written in (`Query.numbers_written`, solved by `parsed_numbers` with every
+string held): "0:3-3:3" past a day is "0:3-24:4" in one step, where moving digits at random
+takes most walks longer than their budget.
+
 The variables a `split` defines (`$split...`: its parts and their count) are not searched:
 they are computed from the string that was cut after every mutation, as the definition on the
 path says they are.
@@ -113,6 +118,7 @@ class Query:
 
     @functools.cached_property
     def parsed(self) -> list[Expr]:
+        """The query's `to_int` nodes: the numbers it parses out of its strings."""
         return parsed_numbers.parsed_nodes(self.entries)
 
     @functools.cached_property
@@ -254,7 +260,7 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
     # fresh input's `get` would draw a value
     env, best = seed, q.score(dict(seed)) or (-1, 0.0)
     spent = 1
-    if solve_numbers is not None and q.parsed and best[0] < len(entries):
+    if solve_numbers is not None and q.parsed and best[0] < len(entries) and spent < evaluations:
         written = q.numbers_written(seed, solve_numbers)
         if written is not None:
             spent += 1
