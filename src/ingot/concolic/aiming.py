@@ -187,11 +187,12 @@ def aim_at_reaches(explorer: Explorer, job: Job, run: RunResult, pending: set[Si
     aims.learn(job.reason, run.trace.reached)
     closer = aims.closer(run, pending)
     aim(explorer, aims, run, aims.targets(run, pending), "aim:", boost)
-    settings: list[Variant] | None = None  # (the same for every site the run came closer to)
+    # (the same variants for every site the run came closer to: built once)
+    fewer = fewer_items(explorer, run.assignment) if closer else []
+    settings: list[Variant] | None = None
     queued: set[tuple[str, str]] = set()
     for site, priority in closer:
-        queue_within(explorer, aims.fewer, FEWER_PER_SITE, site, run.assignment, fewer_items(explorer, run.assignment),
-                     "fewer", priority, boost)
+        queue_within(explorer, aims.fewer, FEWER_PER_SITE, site, run.assignment, fewer, "fewer", priority, boost)
         if explorer.panic_phase():
             settings = written_settings(explorer, run.assignment) if settings is None else settings
             queue_within(explorer, aims.settings, SETTINGS_PER_SITE, site, run.assignment, settings, "setting",
