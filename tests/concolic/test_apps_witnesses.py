@@ -33,3 +33,40 @@ def test_witnesses_give_the_same_outcomes_on_the_real_engine() -> None:
     finally:
         engine.close()
     assert {n: e for n, e in errors.items() if e} == {}
+
+
+ENUM_ARGS = """
+enum Tool {
+  SEARCH
+  FETCH
+}
+class Call {
+  tool Tool
+  tags string[]
+}
+function G(t: Tool, c: Call, o: Tool?, l: Tool[]) -> string {
+  let a = match (t) { Tool.SEARCH => "s", Tool.FETCH => "f" };
+  let b = match (c.tool) { Tool.SEARCH => "s", Tool.FETCH => "f" };
+  a + b + (if (o == null) { "-" } else { "o" }) + l.length().to_string()
+}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    {"t": "SEARCH", "c": {"tool": "FETCH", "tags": []}, "o": None, "l": ["FETCH", "SEARCH"]},
+    {"t": "FETCH", "c": {"tool": "SEARCH", "tags": ["a"]}, "o": "FETCH", "l": []},
+])
+def test_a_witness_names_an_enum_argument_by_its_variant_on_both_engines(args: dict) -> None:
+    """Witnesses are JSON: an enum argument (or field, element, optional) is its variant's name,
+    which the checker sends the real engine as the enum's variant, not as a string."""
+    pytest.importorskip("baml_bridge")
+    import ingot
+
+    mod = checker()
+    engine = mod.Engine()
+    try:
+        got = engine.outcome(ENUM_ARGS, "G", {"args": args})
+    finally:
+        engine.close()
+    assert got == ("ok", ingot.load_source(ENUM_ARGS).call("G", **args))

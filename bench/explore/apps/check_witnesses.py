@@ -10,8 +10,10 @@ Every `NAME.baml` here has a `NAME.json`:
      "infeasible_edges": ["F:bb3[T]->bb7 (false)"],          (optional, with a reason beside it)
      "witnesses": [{"args": {...}, "llm": [["Fn", "raw reply"], ...], "expect": value or {"error": KIND}}]}
 
-`llm` lists the model's raw replies in call order (a reply that does not parse is followed by
-the repair turn's reply, as on the real engine). For each program the script checks that
+An enum argument (or field, element, optional) is written as its variant's name ("SEARCH"); the
+engine is sent the variant itself (`engine_args`). `llm` lists the model's raw replies in call
+order (a reply that does not parse is followed by the repair turn's reply, as on the real
+engine). For each program the script checks that
 
 1. the real engine (`baml_bridge`) gives every witness its expected outcome: LLM calls go to a
    local OpenAI-compatible server answering the replies in order (the program's clients read
@@ -29,6 +31,7 @@ Exit status 0 when every check passes.
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import os
 import sys
@@ -45,6 +48,7 @@ from ingot.concolic.explore import tracker_class  # noqa: E402
 from ingot.llm.mocks import Replies  # noqa: E402
 from ingot.llm.runtime import CallRecord, LlmRuntime  # noqa: E402
 from ingot.runtime.errors import BamlRaise  # noqa: E402
+from ingot.semantics.types import ClassT, EnumT, ListT, MapT, UnionT  # noqa: E402
 from ingot.symbolic.expr import Interner  # noqa: E402
 
 
@@ -82,6 +86,10 @@ class Engine:
         from baml_bridge.typemap import BamlTypeMap, set_type_map
 
         class AnyClassMap(BamlTypeMap):
+            def py_type_to_baml_type(self, cls: type) -> str:
+                # an enum argument's class names its BAML enum (`engine_args`)
+                return getattr(cls, "__baml_fqn__", "") or BamlTypeMap.py_type_to_baml_type(self, cls)
+
             def get_class(self, fqn: str) -> Any:
                 try:
                     return BamlTypeMap.get_class(self, fqn)
@@ -94,7 +102,7 @@ class Engine:
         self.server.reset([{"text": text} for _, text in w.get("llm", [])])
         set_type_map(AnyClassMap())
         try:
-            value = self.b.call_function_sync(rt, fn, w["args"]).result()
+            value = self.b.call_function_sync(rt, fn, engine_args(self.view(source), fn, w["args"])).result()
             return ("ok", plain(value, pydantic))
         except BaseException as e:  # the bridge raises BaseException subclasses
             cls = getattr(e, "class_name", None)
@@ -105,6 +113,13 @@ class Engine:
             set_type_map(BamlTypeMap())
 
     _runtimes: dict[str, Any] = {}
+    _views: dict[str, Any] = {}
+
+    def view(self, source: str) -> Any:
+        """ingot's view of the program: the parameters' types (`engine_args`)."""
+        if source not in self._views:
+            self._views[source] = ingot.load_source(source).view
+        return self._views[source]
 
     def runtime(self, source: str) -> Any:
         if source not in self._runtimes:
@@ -113,6 +128,38 @@ class Engine:
 
     def close(self) -> None:
         self.server.close()
+
+
+def engine_args(view: Any, fn: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The witness's arguments as the bridge takes them: a JSON string where the parameter (or a
+    field, an element) is an enum becomes the enum's variant (the bridge sends a plain string
+    as a string, which the engine refuses for an enum)."""
+    classes: dict[str, Any] = {c.name: {f.name: f.ty for f in c.fields} for c in view.classes()}
+    for e in view.enums():  # one Python enum per BAML enum, every variant in it
+        cls = enum.Enum(e.name, {v: v for v in e.variants}, type=str)  # type: ignore[misc]
+        cls.__baml_fqn__ = f"user.{e.name}"  # type: ignore[attr-defined]
+        classes[e.name] = cls
+    params = dict(view.function(fn).params)
+    return {name: _engine_value(classes, params[name], value) if name in params else value
+            for name, value in args.items()}
+
+
+def _engine_value(classes: dict[str, Any], ty: Any, value: Any) -> Any:
+    if isinstance(ty, EnumT) and isinstance(value, str) and ty.name in classes:
+        return classes[ty.name](value)
+    if isinstance(ty, ListT) and isinstance(value, list):
+        return [_engine_value(classes, ty.elem, v) for v in value]
+    if isinstance(ty, MapT) and isinstance(value, dict):
+        return {k: _engine_value(classes, ty.value, v) for k, v in value.items()}
+    if isinstance(ty, ClassT) and isinstance(value, dict) and ty.name in classes:
+        fields = classes[ty.name]
+        return {k: _engine_value(classes, fields[k], v) if k in fields else v for k, v in value.items()}
+    if isinstance(ty, UnionT):
+        for member in ty.members:  # an optional enum, class or list: the member the value is
+            converted = _engine_value(classes, member, value)
+            if converted is not value:
+                return converted
+    return value
 
 
 def plain(value: Any, pydantic: Any) -> Any:
