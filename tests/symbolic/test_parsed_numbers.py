@@ -74,6 +74,38 @@ def test_the_solver_writes_the_numbers_when_z3_gives_up_on_the_strings() -> None
     assert solver.stats.nearby_evaluations == 2  # the run's text, then the numbers written in
 
 
+def dated(x: Interner) -> tuple[list[Expr], list[Expr]]:
+    """"YYYY-MM-DD" cut at "-": three parts of 4, 2 and 2 characters, and each part's number
+    (`int.parse` with its sign); the query's entries without the numbers' conditions."""
+    text = x.var("d", Sort.STRING)
+    parts = _Parts(SimpleNamespace(x=x), text, "-", 4)
+    shape = [parts.definition, parts.bounded, x.eq(parts.count, x.const(3)),
+             *[x.eq(x.length(parts.parts[j]), x.const(n)) for j, n in enumerate((4, 2, 2))]]
+    return shape, [signed_parse(x, parts.parts[j]) for j in range(3)]
+
+
+def test_a_number_keeps_its_field_s_width_where_the_query_checks_it() -> None:
+    """A month that must be 1..12 in a two-character field: "1" would make the date "2025-1-xy",
+    one character short; "01" parses to 1 and keeps it."""
+    x = Interner()
+    shape, (year, month, _) = dated(x)
+    query = [*shape, x.le(x.const(0), year), x.le(x.const(1), month), x.le(month, x.const(12))]
+    model, spent = nearby.search(query, {"d": "2025-ab-xy"}, TOKENS, random.Random(0), 3, 32, solve_numbers=solved)
+    assert model is not None and holds_all(query, model)
+    assert spent == 3  # the run's text, the numbers as they read ("2025-1-xy"), then with the widths kept
+    y, m, rest = model["d"].split("-")
+    assert (y, rest) == ("2025", "xy") and len(m) == 2 and 1 <= int(m) <= 12
+
+
+def solved(entries: list[Expr], env: dict) -> dict | None:
+    return parsed_numbers.solve(capped(), entries, env)
+
+
+def holds_all(query: list[Expr], model: dict) -> bool:
+    env = dict(model)
+    return nearby.Query.of(query).score(env)[0] == len(query)
+
+
 def test_the_sign_the_text_has_decides_which_number_is_solved() -> None:
     x = Interner()
     p = x.var("p", Sort.STRING)

@@ -16,7 +16,9 @@ evaluation, so it is as good as Z3's; finding none proves nothing (the answer st
 Where the query parses numbers, the walk's first step is the run's text with the numbers its
 arithmetic needs written in (`Query.numbers_written`, solved by `parsed_numbers` with every
 string held): "0:3-3:3" past a day is "0:3-24:4" in one step, where moving digits at random
-takes most walks longer than their budget.
+takes most walks longer than their budget. When the numbers as they read fall short, the next
+candidate writes each with its field's width ("01" for a month in "YYYY-MM-DD", whose
+lengths the path checked).
 
 The variables a `split` defines (`$split...`: its parts and their count) are not searched:
 they are computed from the string that was cut after every mutation, as the definition on the
@@ -94,11 +96,13 @@ class Query:
     free: dict[str, Sort]  # variables mutated
     derived: list[Definition]  # split definitions, in an order where a source is computed first
 
-    def numbers_written(self, env: dict[str, Any], solve_numbers: NumberSolver) -> dict[str, Any] | None:
+    def numbers_written(self, env: dict[str, Any], solve_numbers: NumberSolver,
+                        padded: bool = False) -> dict[str, Any] | None:
         """Free values with the numbers the query parses solved for (`parsed_numbers`, every
         other string held at its value under `env`) and each written where its field was read,
         one after the other (each write re-reads the text the last one changed). None when no
-        numbers were solved or none could be written."""
+        numbers were solved or none could be written. `padded`: each number written with as
+        many digits as its field had characters (`_padded`)."""
         derived = dict(env)
         if not self._derive(derived):
             return None
@@ -113,7 +117,14 @@ class Query:
             derived = dict(out)
             if not self._derive(derived):
                 return None
-            wrote = self._write(out, derived, {}, node.args[0], str(solved[node.id])) or wrote
+            text = str(solved[node.id])
+            if padded:
+                try:
+                    field = evaluate(node.args[0], derived, {})
+                except EVALUATION_ERRORS:
+                    field = None
+                text = _padded(solved[node.id], len(field) if isinstance(field, str) else 0)
+            wrote = self._write(out, derived, {}, node.args[0], text) or wrote
         return out if wrote else None
 
     @functools.cached_property
@@ -261,12 +272,17 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
     env, best = seed, q.score(dict(seed)) or (-1, 0.0)
     spent = 1
     if solve_numbers is not None and q.parsed and best[0] < len(entries) and spent < evaluations:
-        written = q.numbers_written(seed, solve_numbers)
-        if written is not None:
-            spent += 1
-            score = q.score(written, best[0])
-            if score is not None and score >= best:
-                env, best = written, score
+        # as the number reads, then with the field's width kept ("2025-\t\x00-31" -> "2025-01-31"
+        # where the query checks that the month has two characters), when the first falls short
+        for padded in (False, True):
+            written = q.numbers_written(seed, solve_numbers, padded)
+            if written is not None and spent < evaluations:
+                spent += 1
+                score = q.score(written, best[0])
+                if score is not None and score >= best:
+                    env, best = written, score
+            if best[0] == len(entries):
+                break
     names = list(q.free)
     alphabet = tokens.alphabet
     while best[0] < len(entries) and spent < evaluations:
@@ -288,6 +304,13 @@ def search(entries: list[Expr], near: dict[str, Any], tokens: Tokens, rng: rando
     if best[0] < len(entries):
         return None, spent
     return {n: env[n] for n in q.free}, spent
+
+
+def _padded(n: int, width: int) -> str:
+    """`n` in decimal with leading zeros up to `width` characters (its sign included), which
+    parses back to `n`: a field keeps its length, and the text after it its offsets."""
+    digits = str(abs(n)).zfill(width - (n < 0))
+    return "-" + digits if n < 0 else digits
 
 
 def _equated_literal(e: Expr) -> tuple[Expr, str] | None:

@@ -10,7 +10,9 @@ was read, and the whole query is evaluated on the result, as any candidate of th
 
 Which parsed numbers matter is decided by the held text: `int.parse` is modelled with its sign
 (`ite(starts_with(p, "-"), -to_int(substr(p, 1, ..)), ..)`), and once `p` is a constant the
-simplifier drops the branches not taken, so only the live fields get a number.
+simplifier drops the branches not taken, so only the live fields get a number. Numbers the
+query is content with keep their held values (a year "2025" stays, beside the month it needs
+changed).
 
 The question is asked of a Z3 context of its own, under a small resource limit, so that the
 search's own Z3 answers stay those a resumed search gets by replaying `Solver.z3_log`.
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
-from ingot.symbolic.expr import INT_MAX, Expr, Op, Sort, post_order
+from ingot.symbolic.expr import INT_MAX, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.z3_strings import string_val
 
 if TYPE_CHECKING:
@@ -48,7 +50,8 @@ def parsed_nodes(entries: list[Expr]) -> list[Expr]:
 def solve(solver: Solver, entries: list[Expr], held: dict[str, Any]) -> dict[int, int] | None:
     """Values of the live `to_int` nodes of `entries` (node id -> a natural number) under which
     every entry holds, with each variable of `held` (inputs and split parts, as computed from the
-    inputs) fixed at its value; None when there are none, or Z3 finds none within its limit."""
+    inputs) fixed at its value, and as many as can be at their held values (`_model_keeping`);
+    None when there are none, or Z3 finds none within its limit."""
     nodes = parsed_nodes(entries)
     if not nodes:
         return None
@@ -64,12 +67,45 @@ def solve(solver: Solver, entries: list[Expr], held: dict[str, Any]) -> dict[int
         s.add(*terms)
         for f in fresh.values():
             s.add(f >= 0, f <= INT_MAX)  # (digits only: a sign is the text's own)
-        if solver.checked(s, ctx) != z3.sat:
-            return None
-        model = s.model()
+        model = _model_keeping(solver, s, ctx, fresh, _held_numbers(nodes, held))
     except z3.Z3Exception:
         return None
+    if model is None:
+        return None
     return {node_id: model.eval(f, model_completion=True).as_long() for node_id, f in fresh.items()}
+
+
+def _held_numbers(nodes: list[Expr], held: dict[str, Any]) -> dict[int, int]:
+    """Each `to_int` node's value under the held text, where its field is a number."""
+    out = {}
+    for node in nodes:
+        try:
+            value = evaluate(node, held, {})
+        except (KeyError, TypeError, ValueError, ArithmeticError, IndexError):
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT_MAX:
+            out[node.id] = value
+    return out
+
+
+def _model_keeping(solver: Solver, s: z3.Solver, ctx: z3.Context, fresh: dict[int, z3.ExprRef],
+                   held: dict[int, int]) -> z3.ModelRef | None:
+    """A model of `s` that keeps as many numbers at their held values as it can, one at a time
+    (a year "2025" the query is content with stays 2025, beside the month it needs changed, not
+    the 0 Z3 gives first); None if `s` has none."""
+    if solver.checked(s, ctx) != z3.sat:
+        return None
+    model = s.model()
+    for node_id, f in fresh.items():
+        if node_id not in held or model.eval(f, model_completion=True).as_long() == held[node_id]:
+            continue
+        s.push()
+        s.add(f == held[node_id])
+        if solver.checked(s, ctx) == z3.sat:
+            model = s.model()  # (kept: the next ones are asked beside it)
+        else:
+            s.pop()
+    return model
 
 
 def _held_terms(solver: Solver, entries: list[Expr], nodes: dict[int, Expr], fresh: dict[int, z3.ExprRef],
