@@ -411,7 +411,7 @@ def evaluate(e: Expr, env: dict[str, Any], memo: dict[int, Any] | None = None) -
     if memo is None:
         memo = {}
     for node in post_order(e, memo):
-        memo[node.id] = _eval_node(node, env, [memo[a.id] for a in node.args])
+        memo[node.id] = eval_node(node, env, [memo[a.id] for a in node.args])
     return memo[e.id]
 
 
@@ -433,7 +433,8 @@ def post_order(root: Expr, done: dict[int, Any]) -> list[Expr]:
     return order
 
 
-def _eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901 - one row per op
+def eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901 - one row per op
+    """The value of `e` given its arguments' values `a` (`evaluate`, one node at a time)."""
     op = e.op
     if op is Op.CONST:
         return e.value

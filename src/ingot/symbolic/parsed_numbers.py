@@ -112,13 +112,29 @@ def _held_terms(solver: Solver, entries: list[Expr], nodes: dict[int, Expr], fre
                 held: dict[str, Any], ctx: z3.Context) -> list[z3.ExprRef]:
     """The entries in `ctx` with each `to_int` node replaced by its integer in `fresh` and every
     variable of `held` by its value, simplified (the branches a held text does not take dropped)."""
-    numbers = [(solver.to_z3(node).translate(ctx), fresh[node_id]) for node_id, node in nodes.items()]
-    values = _held_values(solver, held, ctx)
-    out = []
-    for e in entries:
-        t = z3.substitute(solver.to_z3(e).translate(ctx), *numbers)
-        out.append(z3.simplify(z3.substitute(t, *values) if values else t))
-    return out
+    numbers = _Substitution([(solver.to_z3(node).translate(ctx), fresh[node_id]) for node_id, node in nodes.items()])
+    values = _Substitution(_held_values(solver, held, ctx))
+    return [z3.simplify(values(numbers(solver.to_z3(e).translate(ctx)))) for e in entries]
+
+
+class _Substitution:
+    """`z3.substitute(t, *pairs)` as a function of `t`, its arrays built once: z3's own checks
+    every pair's sorts on every call, which took most of a query's time over a split's many
+    parts (a hundred entries, as many held variables)."""
+
+    def __init__(self, pairs: list[tuple[z3.ExprRef, z3.ExprRef]]) -> None:
+        self.pairs = pairs  # (their references keep the arrays' terms alive)
+        n = len(pairs)
+        self.sources, self.targets = (z3.Ast * n)(), (z3.Ast * n)()
+        for i, (a, b) in enumerate(pairs):
+            self.sources[i], self.targets[i] = a.as_ast(), b.as_ast()
+
+    def __call__(self, t: z3.ExprRef) -> z3.ExprRef:
+        if not self.pairs:
+            return t
+        ctx = t.ctx
+        return z3.z3._to_expr_ref(z3.Z3_substitute(ctx.ref(), t.as_ast(), len(self.pairs), self.sources, self.targets),
+                                  ctx)
 
 
 def _constants(terms: list[z3.ExprRef]) -> set[str]:
