@@ -406,6 +406,11 @@ def _fold_arith(op: Op, a: Any, b: Any, sort: Sort) -> Any:
     return r if INT_MIN <= r <= INT_MAX else None
 
 
+# What evaluating an expression raises where it has no value (a division by zero, a variable
+# left out of the assignment, a string where a number was expected)
+EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
+
+
 def evaluate(e: Expr, env: dict[str, Any], memo: dict[int, Any] | None = None) -> Any:
     """The value of `e` under an assignment of its variables (BAML semantics)."""
     if memo is None:

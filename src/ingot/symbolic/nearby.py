@@ -41,7 +41,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.symbolic import parsed_numbers
-from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, eval_node, evaluate, post_order
+from ingot.symbolic.expr import (
+    EVALUATION_ERRORS,
+    INT_MAX,
+    INT_MIN,
+    Expr,
+    Op,
+    Sort,
+    eval_node,
+    evaluate,
+    post_order,
+)
 from ingot.symbolic.straight_line import Definition, definition_of
 
 # Values for the numbers a query parses (node id -> number), given every variable's value.
@@ -61,8 +71,6 @@ AIMED_SHARE = 0.25
 # Mutations of a string that move one of its numbers (`_moved_number`), where it has digits.
 NUMBER_MOVES = 0.2
 ALL_NUMBERS_SHARE = 0.25  # of the number moves: every run of digits moved at once (`_moved_number`)
-# What evaluating an entry raises where it has no value (a division by zero, a variable left out)
-EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
-from ingot.symbolic.expr import INT_MAX, Expr, Op, Sort, evaluate, post_order
+from ingot.symbolic.expr import EVALUATION_ERRORS, INT_MAX, Expr, Op, Sort, evaluate, post_order
 from ingot.symbolic.z3_strings import string_val
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def _held_numbers(nodes: list[Expr], held: dict[str, Any]) -> dict[int, int]:
     for node in nodes:
         try:
             value = evaluate(node, held, {})
-        except (KeyError, TypeError, ValueError, ArithmeticError, IndexError):
+        except EVALUATION_ERRORS:
             continue
         if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= INT_MAX:
             out[node.id] = value
