@@ -38,7 +38,7 @@ def _bridge() -> Any:
     return baml_bridge
 
 
-def _any_class_map() -> Any:
+def any_class_map() -> Any:
     """A type map decoding any class value (returned or thrown) into a loose pydantic model.
 
     Without it the bridge cannot decode a thrown class such as `throw Bad { code: 1 }` or
@@ -106,7 +106,7 @@ def run(src: str | dict[str, str], fn: str, args: list[dict[str, Any]]) -> list[
     from baml_bridge.typemap import BamlTypeMap, set_type_map
 
     rt = b.BamlRuntime.initialize_runtime(".", src if isinstance(src, dict) else {"main.baml": src})
-    set_type_map(_any_class_map())  # only while calling; compile errors keep their plain message
+    set_type_map(any_class_map())  # only while calling; compile errors keep their plain message
     cases: list[dict[str, Any]] = []
     try:
         for a in args:

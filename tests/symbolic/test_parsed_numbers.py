@@ -10,15 +10,10 @@ from types import SimpleNamespace
 
 from ingot.stdlib.string_models import _Parts
 from ingot.symbolic import nearby, parsed_numbers
-from ingot.symbolic.expr import Expr, Interner, Op, Sort, evaluate
+from ingot.symbolic.expr import Expr, Interner, Op, Sort
 from ingot.symbolic.solver import Solver
 
 TOKENS = nearby.Tokens(strings=["-"], separators=[":"], ints=[24, 59, 60])
-
-
-def holds(query: list[Expr], env: dict) -> bool:
-    memo: dict = {}
-    return all(evaluate(e, env, memo) is True for e in query)
 
 
 def capped() -> Solver:
@@ -26,6 +21,11 @@ def capped() -> Solver:
     s = Solver(timeout_ms=600_000, rlimit=2_000)
     s.nearby_tokens = TOKENS
     return s
+
+
+def solved(entries: list[Expr], env: dict) -> dict | None:
+    """The walk's number step, with a solver of its own."""
+    return parsed_numbers.solve(capped(), entries, env)
 
 
 def clock_past_a_day(x: Interner) -> list[Expr]:
@@ -49,7 +49,7 @@ def test_the_numbers_are_solved_and_written_where_their_fields_were_read() -> No
     x = Interner()
     query = clock_past_a_day(x)
     model, spent = nearby.search(query, {"t": "3:3"}, TOKENS, random.Random(0), 2, 32,
-                                 solve_numbers=lambda entries, env: parsed_numbers.solve(capped(), entries, env))
+                                 solve_numbers=solved)
     assert model is not None and spent == 2  # the run's own text, then the numbers written in
     hour, minute = model["t"].split(":")
     assert int(hour) == 24 and 0 < int(minute) <= 59
@@ -97,10 +97,6 @@ def test_a_number_keeps_its_field_s_width_where_the_query_checks_it() -> None:
     assert (y, rest) == ("2025", "xy") and len(m) == 2 and 1 <= int(m) <= 12
 
 
-def solved(entries: list[Expr], env: dict) -> dict | None:
-    return parsed_numbers.solve(capped(), entries, env)
-
-
 def holds_all(query: list[Expr], model: dict) -> bool:
     env = dict(model)
     return nearby.Query.of(query).score(env)[0] == len(query)
@@ -111,12 +107,12 @@ def test_the_sign_the_text_has_decides_which_number_is_solved() -> None:
     p = x.var("p", Sort.STRING)
     value = signed_parse(x, p)
     below = [x.lt(value, x.const(-100))]
-    solved = parsed_numbers.solve(capped(), below, {"p": "-5"})
-    assert solved is not None and len(solved) == 1  # the unsigned reading was dropped with its branch
-    (number,) = solved.values()
+    numbers = solved(below, {"p": "-5"})
+    assert numbers is not None and len(numbers) == 1  # the unsigned reading was dropped with its branch
+    (number,) = numbers.values()
     assert number > 100
     model, _ = nearby.search(below, {"p": "-5"}, TOKENS, random.Random(0), 2, 32,
-                             solve_numbers=lambda entries, env: parsed_numbers.solve(capped(), entries, env))
+                             solve_numbers=solved)
     assert model is not None and model["p"].startswith("-") and int(model["p"]) < -100
     # A positive text cannot go below -100 by its digits alone: nothing is solved.
     assert parsed_numbers.solve(capped(), below, {"p": "5"}) is None

@@ -31,7 +31,6 @@ Exit status 0 when every check passes.
 from __future__ import annotations
 
 import argparse
-import enum
 import json
 import os
 import sys
@@ -41,6 +40,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "llm"))  # the mock OpenAI server
+sys.path.insert(0, str(ROOT / "tests" / "conformance"))  # the bridge's type map and enum values
+
+import record  # noqa: E402
 
 import ingot  # noqa: E402
 from ingot.concolic.edges import edge_label, reachable_edges  # noqa: E402
@@ -85,22 +87,9 @@ class Engine:
         import pydantic
         from baml_bridge.typemap import BamlTypeMap, set_type_map
 
-        class AnyClassMap(BamlTypeMap):
-            def py_type_to_baml_type(self, cls: type) -> str:
-                # an enum argument's class names its BAML enum (`engine_args`)
-                return getattr(cls, "__baml_fqn__", "") or BamlTypeMap.py_type_to_baml_type(self, cls)
-
-            def get_class(self, fqn: str) -> Any:
-                try:
-                    return BamlTypeMap.get_class(self, fqn)
-                except BaseException:
-                    cls = pydantic.create_model(fqn.replace(".", "_"), __config__=pydantic.ConfigDict(extra="allow"))
-                    self._class_cache[fqn] = cls
-                    return cls
-
         rt = self.runtime(source)
         self.server.reset([{"text": text} for _, text in w.get("llm", [])])
-        set_type_map(AnyClassMap())
+        set_type_map(record.any_class_map())  # (any class decoded; an enum argument sent as its variant)
         try:
             value = self.b.call_function_sync(rt, fn, engine_args(self.view(source), fn, w["args"])).result()
             return ("ok", plain(value, pydantic))
@@ -134,19 +123,15 @@ def engine_args(view: Any, fn: str, args: dict[str, Any]) -> dict[str, Any]:
     """The witness's arguments as the bridge takes them: a JSON string where the parameter (or a
     field, an element) is an enum becomes the enum's variant (the bridge sends a plain string
     as a string, which the engine refuses for an enum)."""
-    classes: dict[str, Any] = {c.name: {f.name: f.ty for f in c.fields} for c in view.classes()}
-    for e in view.enums():  # one Python enum per BAML enum, every variant in it
-        cls = enum.Enum(e.name, {v: v for v in e.variants}, type=str)  # type: ignore[misc]
-        cls.__baml_fqn__ = f"user.{e.name}"  # type: ignore[attr-defined]
-        classes[e.name] = cls
+    classes = {c.name: {f.name: f.ty for f in c.fields} for c in view.classes()}
     params = dict(view.function(fn).params)
     return {name: _engine_value(classes, params[name], value) if name in params else value
             for name, value in args.items()}
 
 
-def _engine_value(classes: dict[str, Any], ty: Any, value: Any) -> Any:
-    if isinstance(ty, EnumT) and isinstance(value, str) and ty.name in classes:
-        return classes[ty.name](value)
+def _engine_value(classes: dict[str, dict[str, Any]], ty: Any, value: Any) -> Any:
+    if isinstance(ty, EnumT) and isinstance(value, str):
+        return record.enum_value(ty.name, value)
     if isinstance(ty, ListT) and isinstance(value, list):
         return [_engine_value(classes, ty.elem, v) for v in value]
     if isinstance(ty, MapT) and isinstance(value, dict):
