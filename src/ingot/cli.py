@@ -218,8 +218,9 @@ def dis(targets: tuple[str, ...]) -> None:
               help="Budget in seconds.")
 @click.option("--max-len", default=6, show_default=True, type=click.IntRange(min=0),
               help="Longest array input to generate (also the most entries of a map input).")
-@click.option("--max-string-length", default=32, show_default=True, type=click.IntRange(min=0),
-              help="Longest string input to generate.")
+@click.option("--max-string-length", default=None, type=click.IntRange(min=0),
+              help="Longest string input to generate. By default 32 characters, doubled (up to 128) each time "
+                   "the search runs out of ways to reach the edges still uncovered; given, the length is fixed.")
 @click.option("--solver-timeout", default=10000, show_default=True, type=click.IntRange(min=0),
               help="Per-query solver timeout (ms): the clock's upper bound on --solver-rlimit; 0: no clock, so "
                    "answers never depend on the machine's load (needs --solver-rlimit).")
@@ -266,7 +267,7 @@ def dis(targets: tuple[str, ...]) -> None:
 @click.option("--dask", metavar="ADDRESS", default=None,
               help="Without FUNCTION: run the functions' explorations on the Dask scheduler at ADDRESS.")
 def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, max_runs: int, timeout: float,
-            max_len: int, max_string_length: int, solver_timeout: int, solver_rlimit: int,
+            max_len: int, max_string_length: int | None, solver_timeout: int, solver_rlimit: int,
             emit_tests: tuple[str, Path] | None, tracker: str | None, prune_after: int, panic_runs: int,
             max_memory: int, max_llm_calls: int, lcov_file: Path | None, cobertura_file: Path | None, html_dir: Path | None,
             only: tuple[str, ...], workers: int, dask: str | None, state_dir: Path | None,
@@ -291,11 +292,13 @@ def explore(targets: tuple[str, ...], as_json: bool, timings: bool, seed: int, m
     program = load_or_exit(paths, resolve_hosts=False)  # host results are symbolic inputs here
     if function is not None:
         require_function(program, function, paths)
-    options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len, max_string_length=max_string_length,
+    options = Options(max_runs=max_runs, timeout_s=timeout, max_len=max_len,
                       solver_timeout_ms=solver_timeout, solver_rlimit=solver_rlimit, seed=seed, prune_after=prune_after or None,
                       panic_runs=panic_runs, memory_mb=max_memory, max_llm_calls=max_llm_calls)
     if tracker is not None:
         options.tracker = tracker
+    if max_string_length is not None:  # given: fixed (by default the search may grow it: `string_growth`)
+        options.max_string_length, options.grow_strings_to = max_string_length, None
     if function is None:
         if state_dir is not None and resume_dir is not None:
             raise click.UsageError("give --state DIR to start a saved exploration or --resume DIR to continue one, "

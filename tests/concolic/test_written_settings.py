@@ -88,12 +88,14 @@ def test_a_key_inside_a_word_is_not_held() -> None:
 
 
 class Queue:
-    """The part of the explorer the panic aims use: its literals, options, queue, aims and phase."""
+    """The part of the explorer the panic aims use: its literals, options, string cap, queue,
+    aims and phase."""
 
     def __init__(self, panic_phase: bool = True) -> None:
         self.in_panic_phase = panic_phase
         self.dictionary = words()
-        self.options = SimpleNamespace(max_string_length=32, max_len=6)
+        self.options = SimpleNamespace(max_len=6)
+        self.string_length = 32
         self.space = SimpleNamespace(sorts={})
         self.aims = PanicAims()
         self.queued: list[tuple[dict[str, Any], str]] = []

@@ -260,7 +260,7 @@ def written_settings(explorer: Explorer, assignment: dict[str, Any]) -> list[Var
     "workers" line is the program's own default while the input has none, and the random
     mutations that add one (`add_setting`) draw the right key and value rarely. Only the panic
     search writes them: during the edge search the runs are the solver's children's."""
-    budget = explorer.options.max_string_length
+    budget = explorer.string_length
     variants: list[Variant] = []
     for name, value in sorted(assignment.items()):
         if isinstance(value, str):

@@ -321,7 +321,7 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex._queue = [(p, n, Job(*job)) for p, n, job in s["queue"]]
     for _, _, job in ex._queue:
         if isinstance(job.assignment, tuple):  # a fresh input (`_job_fields`)
-            job.assignment = FreshAssignment(ex._rng, ex.dictionary, ex.space, ex.options.max_string_length,
+            job.assignment = FreshAssignment(ex._rng, ex.dictionary, ex.space, ex.string_length,
                                              job.assignment[1])
     ex._counter = itertools.count(s["next_job"])
     ex._rng.setstate(s["rng"])

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ingot.bex.api import BexFunction
-from ingot.concolic import exact_checks
+from ingot.concolic import exact_checks, string_growth
 from ingot.concolic.aiming import (
     PanicAims,
     aim_at_branches,
@@ -67,7 +67,10 @@ class Options:
     max_runs: int = 20000
     timeout_s: float = 60.0
     max_len: int = 6
-    max_string_length: int = 32
+    max_string_length: int = 32  # the strings' length cap the search starts with
+    # The cap it may double that to when it runs out with edges uncovered (`string_growth`);
+    # None: the cap is fixed.
+    grow_strings_to: int | None = 128
     solver_timeout_ms: int = 10_000  # the clock's bound on a query (`solver_rlimit` decides first); 0: none
     # Z3 resource units per query: a deterministic budget (the timeout above bounds it by the clock)
     solver_rlimit: int = DEFAULT_RLIMIT
@@ -203,6 +206,9 @@ class Exploration:
     panic_aims: int = 0  # children aimed at panic sites through the conditions deciding their operands
     fixed_aims: int = 0  # children aimed at a check with a concretized operand free again (`exact_checks`)
     panic_runs: int = 0  # runs spent on un-aimed panic sites after the edge search ended
+    # ... and the runs it may spend: `Options.panic_runs` for each string length (`string_growth`)
+    panic_budget: int = 0
+    string_length: int = 0  # the strings' length cap the search ended with (`string_growth`)
     fuzz_runs: int = 0  # random inputs run while the solver's children were queued (`fuzz_turn`)
 
     @property
@@ -264,7 +270,8 @@ class Explorer:
                 f"the program's parsing and branches can see)")
         self.tracker_class = tracker_class(self.options.tracker)
         self._classes = {c.name: c for c in view.classes()}  # built once, not per run
-        self.result = Exploration(function, self.options)
+        self.result = Exploration(function, self.options, panic_budget=self.options.panic_runs,
+                                  string_length=self.options.max_string_length)
         self.result.edges = list(reachable_edges(view, function))
         self._edge_keys = {edge_key(e) for e in self.result.edges}
         self._siblings: dict[tuple[str, int], set[EdgeKey]] = {}  # branch (function, block) -> its edges
@@ -388,7 +395,7 @@ class Explorer:
                 res.stopped_by = "full-coverage"
                 break
             if self.panic_phase():
-                if not res.panic_runs:
+                if not self.panic_phase_runs():
                     settings_at_panic_start(self, self._panic_sites - self._aimed)
                 res.panic_runs += 1
                 self.mutation_turn()
@@ -414,16 +421,11 @@ class Explorer:
             self.record(run, time.perf_counter() - start)
             key = tuple((e.site, e.observed.id) for e in run.trace.path)
             if key in self._seen_paths:
-                continue
-            self._seen_paths.add(key)
-            res.paths += 1
-            res.concretizations += run.trace.concretized
-            for entry in run.trace.path:
-                if entry.kind is EntryKind.CONCRETIZE:
-                    res.concretized_at[entry.site] = res.concretized_at.get(entry.site, 0) + 1
-            res.pruned += run.trace.pruned
-            self.limit("concretized", run.trace.concretized)
-            self.limit("pruned", run.trace.pruned)
+                if job.reason != "grown":
+                    continue  # (a path is expanded once, unless its queries' answers were dropped)
+            else:
+                self._seen_paths.add(key)
+                self.count_path(run)
             boost = FRONTIER_GENERATIONS if self.near_frontier(run) else max(job.boost - 1, 0)
             self.expand(job, run, boost)
             self.aims.note(run, self._panic_sites)
@@ -447,6 +449,18 @@ class Explorer:
         if self.state is not None and self.finished:
             self.state.save(self)
         return res
+
+    def count_path(self, run: RunResult) -> None:
+        """A new path: count it, and what it concretized and pruned."""
+        res = self.result
+        res.paths += 1
+        res.concretizations += run.trace.concretized
+        for entry in run.trace.path:
+            if entry.kind is EntryKind.CONCRETIZE:
+                res.concretized_at[entry.site] = res.concretized_at.get(entry.site, 0) + 1
+        res.pruned += run.trace.pruned
+        self.limit("concretized", run.trace.concretized)
+        self.limit("pruned", run.trace.pruned)
 
     def generation_boundary(self) -> bool:
         """Between generations (one run and the children its expansion queued): the search state
@@ -481,7 +495,7 @@ class Explorer:
         if self.models.renew(self):
             return True
         if self.panic_phase() and not self.panic_search_left():
-            return False
+            return string_growth.grow(self)
         covered_before = len(res.covered)
         if self._last_random_covered is not None and covered_before == self._last_random_covered:
             self._random_misses += 1
@@ -491,12 +505,26 @@ class Explorer:
         self.push(Job(self.random_assignment(), 0, None, "random"), 0)
         return True
 
+    def renew_patience(self) -> None:
+        """Let the random rounds start over: the edge search goes on (`string_growth`)."""
+        self._random_misses = 0
+        self._last_random_covered = None
+
+    @property
+    def string_length(self) -> int:
+        """The strings' length cap now (`string_growth` raises it)."""
+        return self.result.string_length
+
+    def panic_phase_runs(self) -> int:
+        """Runs the panic search has spent at this string length."""
+        return self.result.panic_runs - (self.result.panic_budget - self.options.panic_runs)
+
     def mutation_turn(self) -> None:
         """Past the first quarter of the panic search, every other run is a mutated input (most
         of them of inputs that reached a pending site) rather than a flip left over from the edge
         search: those revisit covered edges one loop occurrence at a time and would otherwise
         take the whole budget, but they come first (one more try of a retry loop is a flip)."""
-        runs = self.result.panic_runs
+        runs = self.panic_phase_runs()
         if runs > self.options.panic_runs // PANIC_SYSTEMATIC_SHARE and runs % 2 and self._queue \
                 and -self._queue[0][0] < REVISIT_PRIORITY + 1:
             self.push(Job(self.random_assignment(), 0, None, "mutation"), REVISIT_PRIORITY + 1)
@@ -558,7 +586,7 @@ class Explorer:
         """After the edge search: are panic sites un-aimed (or aimed at through the path only: they
         have not panicked), or aimed at by a query only in vain (a later pass through a loop may
         still reach them), with runs left in their budget?"""
-        if self.result.panic_runs >= self.options.panic_runs:
+        if self.result.panic_runs >= self.result.panic_budget:
             return False
         return bool(self._panic_sites - self._aimed) or any(v != "sat" for v in self._tried_checks.values())
 
@@ -578,11 +606,11 @@ class Explorer:
 
     def mutated(self, base: dict[str, Any], nudge: float = 0.0) -> dict[str, Any]:
         return mutated(self._rng, self.dictionary, self.space, base, self._corpus,
-                       self.options.max_string_length, nudge)
+                       self.string_length, nudge)
 
     def fresh_assignment(self) -> dict[str, Any]:
         return fresh_assignment(self._rng, self.dictionary, self.space, self._corpus[0] if self._corpus else (),
-                                self.options.max_string_length)
+                                self.string_length)
 
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
@@ -843,9 +871,12 @@ class Explorer:
         res = self.result
         if not res.complete:
             return
-        for e in self._edge_keys - res.covered:
-            if self._unsat_edges.get(e, 0) > 0 and e not in self._unknown_edges:
-                res.infeasible.add(e)
+        res.infeasible.update(e for e in self._edge_keys - res.covered if self.proven_unreachable(e))
+
+    def proven_unreachable(self, edge: EdgeKey) -> bool:
+        """Did queries aimed at the edge answer unsat, none unknown? (Proof of infeasibility in
+        a search that met no limit: `finish`.)"""
+        return self._unsat_edges.get(edge, 0) > 0 and edge not in self._unknown_edges
 
 
 MAX_CHECK_OCCURRENCE = 8

@@ -54,19 +54,28 @@ class ModelBudget:
         there are none, the models are on, or no tranche is left."""
         from ingot.concolic.explore import Job
 
+        corpus = explorer._firsts  # not the inputs kept for a new hit count: too many to run again
+        explored = self.explored
+        if explored is None or len(corpus) <= explored or not explorer.panic_phase() or not self.grant(explorer):
+            return False
+        fresh: list[dict[str, Any]] = corpus[explored:]
+        for assignment in reversed(fresh):
+            explorer.push(Job(dict(assignment), 0, None, "renewed"), RENEWED_PRIORITY)
+        return True
+
+    def grant(self, explorer: Explorer) -> bool:
+        """Another tranche, if the models' budget is spent and tranches are left (False if not).
+        Besides `renew`, the search asks for one when it is about to run its first-coverage
+        inputs again with longer strings allowed (`string_growth`): their expansions need the
+        models to negate string conditions."""
         tranche = explorer.options.string_model_units
         solver = explorer.solver
-        corpus = explorer._firsts  # not the inputs kept for a new hit count: too many to run again
-        if tranche is None or self.explored is None or len(corpus) <= self.explored or not explorer.panic_phase() \
-                or self.renewals + 1 >= MODEL_TRANCHES or solver.stats.model_units < (self.cap(tranche) or 0):
+        if tranche is None or self.renewals + 1 >= MODEL_TRANCHES or solver.stats.model_units < (self.cap(tranche) or 0):
             return False
         self.renewals += 1
         solver.model_units_cap = self.cap(tranche)
-        fresh: list[dict[str, Any]] = corpus[self.explored:]
         self.explored = None
         explorer.limit("string-models-renewed")
-        for assignment in reversed(fresh):
-            explorer.push(Job(dict(assignment), 0, None, "renewed"), RENEWED_PRIORITY)
         return True
 
     def state(self) -> dict[str, Any]:

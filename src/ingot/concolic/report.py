@@ -40,7 +40,9 @@ def as_json(view: ProgramView, ex: Exploration, timings: bool = False) -> dict[s
         "divergences": len(ex.divergences),
         "divergent_inputs": ex.divergences[:5],
         "panic_sites": {"total": ex.panic_sites, "reached": ex.panic_sites_reached, "aimed": ex.panic_sites_aimed,
-                        "path_aims": ex.panic_aims, "fixed_aims": ex.fixed_aims, "runs": ex.panic_runs, "budget": ex.options.panic_runs},
+                        "path_aims": ex.panic_aims, "fixed_aims": ex.fixed_aims, "runs": ex.panic_runs, "budget": ex.panic_budget},
+        "string_length": ex.string_length,
+        "string_length_start": ex.options.max_string_length,
         "concretizations": ex.concretizations,
         "concretized_at": concretized_at(view, ex.concretized_at),
         "pruned": ex.pruned,
@@ -152,6 +154,9 @@ def summary_table(report: dict[str, Any]) -> Any:
         line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
     table.add_row("solver", line)
     table.add_row("stopped by", report["stopped_by"])
+    if report.get("string_length", 0) > report.get("string_length_start", report.get("string_length", 0)):
+        table.add_row("strings", f"up to {report['string_length']} characters (grown from "
+                                 f"{report['string_length_start']}: edges were left at the shorter length)")
     if not report["complete"]:
         table.add_row("best effort", why_best_effort(report).replace(", ", "\n"))
     fixed = report.get("concretized_at") or []

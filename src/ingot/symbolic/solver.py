@@ -354,13 +354,25 @@ class Solver:
         except z3.Z3Exception:
             return False
 
+    def grow_strings(self, length: int) -> None:
+        """Let strings be up to `length` characters from the next query on. Answers given under
+        the old cap no longer hold (an unsat one may have been owed to it), so the cache goes;
+        the change is logged in `z3_log`, as a negative timeout, for `replay`."""
+        self.z3_log.append((-length, ()))
+        self.max_string_length = length
+        self._domains = {k: v for k, v in self._domains.items() if self._vars[k][0] is not Sort.STRING}
+        self._cache.clear()
+
     def replay(self, log: list[tuple[int, list[Expr]]]) -> None:
         """Ask Z3 the queries of another `Solver`'s `z3_log` (as expressions), in order, so that
-        this one's Z3 answers the queries after them as that one would. Stats are left as
-        they were."""
+        this one's Z3 answers the queries after them as that one would (and its strings have
+        the length cap that one's had). Stats are left as they were."""
         stats, self.stats = self.stats, SolverStats()
         try:
             for timeout, query in log:
+                if timeout < 0:  # (`grow_strings`)
+                    self.grow_strings(-timeout)
+                    continue
                 self._ask(self._z3_solver(), query, timeout, time.perf_counter())
         finally:
             self.stats = stats
