@@ -430,9 +430,10 @@ def run_explorer(explorer_cls: Any, program: Program, function: str, options: An
         task = progress.add_task("explore", total=options.max_runs, status="")
 
         def update(ex: Any) -> None:
+            grown = f"  strings up to {ex.string_length}" if ex.string_length > options.max_string_length else ""
             progress.update(task, completed=ex.runs,
                             status=f"runs {ex.runs}  edges {len(ex.covered)}/{len(ex.edges)}  "
-                                   f"findings {len(ex.findings)}")
+                                   f"findings {len(ex.findings)}{grown}")
 
         return search(update)
 
