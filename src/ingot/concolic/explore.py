@@ -580,7 +580,13 @@ class Explorer:
     def panic_phase(self) -> bool:
         """Is the edge search over (full coverage, or random rounds out of patience), leaving the
         panic search (`panic_search_left`)?"""
-        return self.edges_done() or self._random_misses >= self.options.random_patience
+        return self.edges_done() or self._random_misses >= self.patience()
+
+    def patience(self) -> int:
+        """Random inputs in a row without new coverage before the edge search gives up: half as
+        many once the strings' cap has grown (`string_growth`)."""
+        grown = self.result.string_length > self.options.max_string_length
+        return self.options.random_patience // (2 if grown else 1)
 
     def panic_search_left(self) -> bool:
         """After the edge search: are panic sites un-aimed (or aimed at through the path only: they
@@ -594,7 +600,7 @@ class Explorer:
         """Fresh values from the program's dictionary of literals, or (more often) an input that
         found something new with one or two of its values mutated, as a fuzzer would."""
         pending = self._panic_sites - self._aimed
-        if self._random_misses >= self.options.random_patience // 4:  # edges stall: sites aimed at in vain too
+        if self._random_misses >= self.patience() // 4:  # edges stall: sites aimed at in vain too
             pending |= vain_checks(self._tried_checks, self.view.bytecode, self._panic_sites)
         if self.aims.has_seeds(pending) and self._rng.random() < (0.8 if self.panic_phase() else 0.3):
             seed = self.aims.seed(self._rng, pending)
