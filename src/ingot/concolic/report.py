@@ -154,9 +154,9 @@ def summary_table(report: dict[str, Any]) -> Any:
         line += f"; {report['timeline']['solver_time_s']:.2f}s in Z3"
     table.add_row("solver", line)
     table.add_row("stopped by", report["stopped_by"])
-    if report.get("string_length", 0) > report.get("string_length_start", report.get("string_length", 0)):
-        table.add_row("strings", f"up to {report['string_length']} characters (grown from "
-                                 f"{report['string_length_start']}: edges were left at the shorter length)")
+    start, end = report.get("string_length_start"), report.get("string_length")
+    if start is not None and end is not None and end > start:
+        table.add_row("strings", f"up to {end} characters (grown from {start} while edges stayed uncovered)")
     if not report["complete"]:
         table.add_row("best effort", why_best_effort(report).replace(", ", "\n"))
     fixed = report.get("concretized_at") or []
