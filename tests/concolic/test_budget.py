@@ -6,6 +6,8 @@ error."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -109,13 +111,26 @@ def test_the_global_timeout_bounds_a_run_the_step_budget_does_not() -> None:
     assert not result.complete and "timeout" in result.limits
 
 
+# In a fresh process: the cap is on the process's resident growth, checked by an interval
+# timer, and both are the process's state, which earlier tests in a test worker share (once,
+# in a CI run of the whole suite, no run of this search was cut; alone it always was).
+EXPLORE_GROW = f"""
+import json, ingot
+from ingot.concolic.explore import Explorer, Options
+program = ingot.load({GROW!r})
+r = Explorer(program.view, "Grow", Options(timeout_s=10.0, max_steps=10**9, memory_mb=64, max_runs=40)).explore()
+print(json.dumps({{"limits": r.limits, "complete": r.complete, "runs": r.runs, "infeasible": len(r.infeasible)}}))
+"""
+
+
 def test_a_run_over_the_memory_cap_is_cut_and_the_search_goes_on() -> None:
-    program = ingot.load(GROW)
-    result = Explorer(program.view, "Grow", Options(timeout_s=10.0, max_steps=10**9, memory_mb=64, max_runs=40)).explore()
-    assert result.limits.get("memory", 0) >= 1
-    assert not result.complete
-    assert result.runs > result.limits["memory"]  # the runs after a cut went on
-    assert not result.infeasible  # no claim from a search whose runs were cut
+    out = subprocess.run([sys.executable, "-c", EXPLORE_GROW], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["limits"].get("memory", 0) >= 1
+    assert not result["complete"]
+    assert result["runs"] > result["limits"]["memory"]  # the runs after a cut went on
+    assert not result["infeasible"]  # no claim from a search whose runs were cut
 
 
 def test_a_run_calling_an_llm_past_the_cap_is_cut_quickly_and_the_search_goes_on() -> None:

@@ -51,9 +51,9 @@ def edge_status(program: ingot.Program, function: str, options: Options) -> tupl
     """Each edge not covered, as "uncovered" or "infeasible", and the exploration."""
     result = Explorer(program.view, function, options).explore()
     report = as_json(program.view, result)
-    covered = {label: "uncovered" for label in report["coverage"]["uncovered"]}
-    covered.update({label: "infeasible" for label in report["coverage"]["infeasible"]})
-    return covered, result
+    status = {label: "uncovered" for label in report["coverage"]["uncovered"]}
+    status.update({label: "infeasible" for label in report["coverage"]["infeasible"]})
+    return status, result
 
 
 def test_an_edge_past_the_starting_cap_is_covered_once_the_cap_grows() -> None:
