@@ -411,12 +411,15 @@ def _fold_arith(op: Op, a: Any, b: Any, sort: Sort) -> Any:
 EVALUATION_ERRORS = (KeyError, TypeError, ValueError, ZeroDivisionError, ArithmeticError, IndexError)
 
 
-def evaluate(e: Expr, env: dict[str, Any], memo: dict[int, Any] | None = None) -> Any:
-    """The value of `e` under an assignment of its variables (BAML semantics)."""
+def evaluate(e: Expr, env: dict[str, Any], memo: dict[int, Any] | None = None,
+             order: list[Expr] | None = None) -> Any:
+    """The value of `e` under an assignment of its variables (BAML semantics). `order`: `e`'s
+    nodes children first (`post_order(e, {})`), for a caller that evaluates `e` many times."""
     if memo is None:
         memo = {}
-    for node in post_order(e, memo):
-        memo[node.id] = eval_node(node, env, [memo[a.id] for a in node.args])
+    for node in post_order(e, memo) if order is None else order:
+        if node.id not in memo:
+            memo[node.id] = _eval_node(node, env, [memo[a.id] for a in node.args])
     return memo[e.id]
 
 
@@ -438,7 +441,7 @@ def post_order(root: Expr, done: dict[int, Any]) -> list[Expr]:
     return order
 
 
-def eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901 - one row per op
+def _eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901 - one row per op
     """The value of `e` given its arguments' values `a` (`evaluate`, one node at a time)."""
     op = e.op
     if op is Op.CONST:

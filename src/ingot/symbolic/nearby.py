@@ -48,7 +48,6 @@ from ingot.symbolic.expr import (
     Expr,
     Op,
     Sort,
-    eval_node,
     evaluate,
     post_order,
 )
@@ -189,16 +188,13 @@ class Query:
         return held, -far
 
     def _evaluate(self, e: Expr, env: dict[str, Any], memo: dict[int, Any]) -> Any:
-        """`evaluate(e, env, memo)`, walking `e`'s nodes in an order computed once per entry: the
-        walk scores hundreds of candidates on the same entries, and finding the order again
-        took as long as evaluating."""
+        """`evaluate(e, env, memo)` in an order computed once per entry: the walk scores
+        hundreds of candidates on the same entries, and finding the order again took as long
+        as evaluating."""
         order = self._orders.get(e.id)
         if order is None:
             order = self._orders[e.id] = post_order(e, {})
-        for node in order:
-            if node.id not in memo:
-                memo[node.id] = eval_node(node, env, [memo[a.id] for a in node.args])
-        return memo[e.id]
+        return evaluate(e, env, memo, order)
 
     def aimed(self, env: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
         """Free values that make one of the entries failing under `env` hold, when it equates a
