@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import ingot
 from ingot.cli import main
+from ingot.concolic import budget
 from ingot.concolic.explore import Explorer, Options
 
 RETRY = Path(__file__).resolve().parents[2] / "bench" / "explore" / "apps" / "retry_extract.baml"
@@ -111,9 +112,8 @@ def test_the_global_timeout_bounds_a_run_the_step_budget_does_not() -> None:
     assert not result.complete and "timeout" in result.limits
 
 
-# In a fresh process: the cap is on the process's resident growth, checked by an interval
-# timer, and both are the process's state, which earlier tests in a test worker share (once,
-# in a CI run of the whole suite, no run of this search was cut; alone it always was).
+# In a fresh process: the cap is on the process's resident growth, which is the process's
+# state, shared with the tests a worker ran before this one.
 EXPLORE_GROW = f"""
 import json, ingot
 from ingot.concolic.explore import Explorer, Options
@@ -131,6 +131,15 @@ def test_a_run_over_the_memory_cap_is_cut_and_the_search_goes_on() -> None:
     assert not result["complete"]
     assert result["runs"] > result["limits"]["memory"]  # the runs after a cut went on
     assert not result["infeasible"]  # no claim from a search whose runs were cut
+
+
+def test_a_run_over_the_memory_cap_between_two_ticks_is_cut(monkeypatch) -> None:
+    # A run can allocate past the cap and free it again before the interval timer's next tick
+    # (once, in CI, every run of the search above did): the allocations check the cap themselves.
+    monkeypatch.setattr(budget, "TICK_S", 3600.0)
+    explorer = Explorer(ingot.load(GROW).view, "Grow", Options(memory_mb=64))
+    assert explorer.run({"n": 40}).cut == "memory"
+    assert explorer.run({"n": 2}).cut is None
 
 
 def test_a_run_calling_an_llm_past_the_cap_is_cut_quickly_and_the_search_goes_on() -> None:

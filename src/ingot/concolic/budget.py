@@ -4,14 +4,17 @@ A run whose loop count the solver chose can run long or grow large; the step bud
 its instructions but not its time or memory. `guard` arms a POSIX interval timer for the
 duration of a run; every tick checks the deadline and the process's resident memory, and
 past either raises `RunCut` inside the run, which the explorer records as a limit (the run is
-dropped, the exploration goes on). `RunCut` derives from BaseException so that no `except
+dropped, the exploration goes on). A tick comes every `TICK_S`, and a run can allocate far past
+the cap and free it again between two ticks, so the memory is also checked where values grow
+(`runtime.limits`: after every `MEMORY_CHECK_UNITS` of large allocations), which raises the same
+`RunCut` instead of the `AllocFailure` panic a plain call would get. `RunCut` derives from BaseException so that no `except
 Exception` on the way (a host-function wrapper) swallows it. Where interval timers are not
 available (not the main thread, not POSIX) runs are bounded by the step budget alone.
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
 import signal
 import threading
 import time
@@ -19,8 +22,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ingot.runtime import limits
+from ingot.runtime.limits import resident_bytes
+
 TICK_S = 0.05
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 class RunCut(BaseException):
@@ -31,22 +36,23 @@ class RunCut(BaseException):
         self.reason = reason
 
 
-def resident_bytes() -> int | None:
-    """The process's resident memory, or None where /proc is not available."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * _PAGE
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 @contextmanager
 def guard(deadline: float, memory_cap: int | None) -> Iterator[None]:
     """Raise `RunCut` in the guarded block once `time.perf_counter()` passes `deadline` or the
     resident memory passes `memory_cap` bytes."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
+    sizes = dataclasses.replace(limits.current(), memory_cap=memory_cap, pending=0,
+                                over_cap=lambda: RunCut("memory"))
+    with limits.using(sizes):
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            yield
+        else:
+            with _ticking(deadline, memory_cap):
+                yield
+
+
+@contextmanager
+def _ticking(deadline: float, memory_cap: int | None) -> Iterator[None]:
+    """The interval timer of `guard`."""
 
     def tick(signum: int, frame: Any) -> None:
         if time.perf_counter() > deadline:

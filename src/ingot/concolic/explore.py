@@ -32,7 +32,7 @@ from ingot.concolic.aiming import (
     settings_at_panic_start,
     vain_checks,
 )
-from ingot.concolic.budget import RunCut, guard, resident_bytes
+from ingot.concolic.budget import RunCut, guard
 from ingot.concolic.edges import EdgeKey, edge_key, edge_label, reachable_edges, reachable_functions
 from ingot.concolic.fuzzing import fresh_assignment, mutated, worth_mutating
 from ingot.concolic.hit_counts import HitCounts
@@ -42,6 +42,7 @@ from ingot.concolic.model_budget import ModelBudget
 from ingot.concolic.uncovered_distance import UncoveredDistance
 from ingot.convert import to_python
 from ingot.runtime.errors import BamlError, BamlRaise
+from ingot.runtime.limits import resident_bytes
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort, post_order
 from ingot.symbolic.nearby import Tokens

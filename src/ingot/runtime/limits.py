@@ -15,14 +15,15 @@ The memory guard compares the process's resident set (read from `/proc/self/stat
 `pread` of a file kept open: about a microsecond) with a cap fixed when the call starts:
 what the process held then plus `max_memory`. It is asked every `CHECK_EVERY` steps by the
 VM and after every `MEMORY_CHECK_UNITS` characters or elements of large allocations, so
-no run grows far past the cap between two checks.
+no run grows far past the cap between two checks. A caller that would rather stop the run
+than panic (the explorer cuts it and goes on) gives `over_cap`, the exception to raise instead.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ class Sizes:
     memory_cap: int | None = None  # resident bytes past which the run panics
     memory_mb: int | None = None  # the allowance the cap was computed from (for the message)
     pending: int = 0  # large-allocation units since the last memory check
+    over_cap: Callable[[], BaseException] | None = None  # raised past the cap instead of the panic
 
     def check_memory(self) -> None:
         """Panic `AllocFailure` when the process holds more than the cap."""
@@ -63,6 +65,8 @@ class Sizes:
             return
         rss = resident_bytes()
         if rss is not None and rss > self.memory_cap:
+            if self.over_cap is not None:
+                raise self.over_cap()
             start = (self.memory_cap - (self.memory_mb or 0) * _MB) // _MB
             raise panic("AllocFailure", message=f"out of memory: the process holds {rss // _MB} MiB, more than "
                         f"the {start} MiB it held when the call started plus the max_memory limit of "
