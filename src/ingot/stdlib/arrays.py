@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ingot.runtime.errors import panic, throw_error
 from ingot.runtime.limits import array_limit, check_array, join_text
 from ingot.runtime.ops import add, float_key
 from ingot.runtime.render import render_value
+from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.semantics.types import ANY, BOOL, FLOAT, INT, NULL, STRING, FuncT, ListT, optional
+from ingot.stdlib import contents
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
 from ingot.stdlib.spec import Rows, T, Tracker, U, sig
 from ingot.stdlib.string_models import parts_beyond
@@ -264,6 +267,135 @@ def _array_push(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
     return result, None
 
 
+def _fixed_shape(t: Tracker, frame: Any, args: list[Any], shadows: list[Shadow]) -> None:
+    """Fix what decides which elements a copy holds: the arrays' lengths and the other arguments."""
+    for a, sh in zip(args, shadows):
+        t.concretize(frame, sh, a)
+        if isinstance(a, list):
+            t.concretize(frame, t.hget(a, "$len"), len(a))
+
+
+def _copying(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+             shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    """`slice`/`reverse`/`concat`: a new array of the same elements, each keeping its shadow.
+
+    The built-in itself says where each element comes from: run on arrays of positions (the
+    same lengths, the same other arguments) it returns the positions it takes.
+    """
+    _fixed_shape(t, frame, args, shadows)
+    result = fn(*args)
+    sources = [a for a in args if isinstance(a, list)]
+    positions = [[(k, i) for i in range(len(a))] for k, a in enumerate(sources)]
+    taken = fn(*positions, *args[len(sources):])
+    for j, (k, i) in enumerate(taken):
+        t.hset(result, j, t.hget(sources[k], i))
+    return result, None
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """A marker standing for an element in `_moving`'s rehearsal: the receiver's element at
+    `index` (`new` False) or the argument at `index` (`new` True)."""
+
+    new: bool
+    index: int
+
+
+def _moving(*items: int) -> Callable[..., tuple[Any, Shadow]]:
+    """`pop`/`shift`/`remove_at`/`insert`/`unshift`/`clear`: the elements that stay keep their
+    shadows at their new places, an element taken out is returned with its shadow, an element
+    put in (the arguments at `items`) brings its own.
+
+    The built-in is rehearsed on markers (`_Place`) to learn where each element went; the
+    receiver's length and the other arguments (positions) are fixed.
+    """
+    def model(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+              shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        xs = args[0]
+        t.concretize(frame, t.hget(xs, "$len"), len(xs))
+        for k in range(1, len(args)):
+            if k not in items:
+                t.concretize(frame, shadows[k], args[k])
+        before = [t.hget(xs, i) for i in range(len(xs))]
+        places = [_Place(False, i) for i in range(len(xs))]
+        rehearsal = [places, *(_Place(True, k) if k in items else a for k, a in enumerate(args[1:], 1))]
+        result = fn(*args)  # a panic here leaves the heap as it was
+        taken = fn(*rehearsal)
+        t.hset(xs, "$len", None)
+        for j in range(len(before)):
+            t.hset(xs, j, None)
+        for j, place in enumerate(places):
+            t.hset(xs, j, shadows[place.index] if place.new else before[place.index])
+        return result, (before[taken.index] if isinstance(taken, _Place) and not taken.new else None)
+
+    return model
+
+
+def _array_at(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+              shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    """`at(i)`: the element's shadow, at this run's index and length (both fixed)."""
+    _fixed_shape(t, frame, args, shadows)
+    xs, index = args
+    result = fn(*args)
+    position = index + len(xs) if index < 0 else index
+    return result, (t.hget(xs, position) if 0 <= position < len(xs) else None)
+
+
+def _array_sum(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+               shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    """`int[].sum()`: the running totals of this run's elements, each checked for overflow as
+    the built-in checks it (before the built-in runs, so a failing check is on the path when
+    it panics). Float sums are fixed: their rounding is not modelled."""
+    xs = args[0]
+    if not xs or any(type(v) is not int for v in xs):
+        contents.fix(t, frame, xs)
+        return fn(*args), None
+    t.concretize(frame, t.hget(xs, "$len"), len(xs))
+    x = t.x
+    total, concrete = x.const(0), 0
+    lo, hi = x.const(INT_MIN), x.const(INT_MAX)
+    for i, v in enumerate(xs):
+        term = t.lift(t.hget(xs, i), v)
+        assert term is not None  # an int lifts to its expression or a constant
+        total, concrete = x.arith(Op.ADD, total, term), concrete + v
+        holds = INT_MIN <= concrete <= INT_MAX
+        t.check(frame, "IntegerOverflow", x.and_(x.le(lo, total), x.le(total, hi)), holds)
+        if not holds:
+            break
+    return fn(*args), (None if total.is_const else total)
+
+
+def _array_join(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+                shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    """`join` of strings: the concatenation of this run's elements and separators.
+
+    The number of elements is fixed to this run's (a symbolic length is concretized: which
+    elements there are is decided by the path). Elements of other types are rendered, which
+    no model follows: they are fixed, as for any built-in without a model.
+    """
+    xs, separator = args
+    result = fn(*args)
+    shadowed = [t.hget(xs, i) for i in range(len(xs))]
+    if shadows[1] is None and t.hget(xs, "$len") is None and all(sh is None for sh in shadowed) \
+            and all(type(v) is str for v in xs):
+        return result, None  # nothing symbolic (a deep row: called for every join)
+    sep = t.lift(shadows[1], separator)
+    if sep is None or any(type(v) is not str for v in xs):
+        t.concretize(frame, shadows[1], separator)
+        contents.fix(t, frame, xs)
+        return result, None
+    t.concretize(frame, t.hget(xs, "$len"), len(xs))
+    x = t.x
+    out: Expr | None = None
+    for v, sh in zip(xs, shadowed):
+        e = t.lift(sh, v)
+        assert e is not None  # a string lifts to its expression or a constant
+        out = e if out is None else x.concat(x.concat(out, sep), e)
+    if out is None or out.is_const:
+        return result, None
+    return result, out
+
+
 def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
     """`includes`/`index_of`/`last_index_of` on ints, strings and bools: `_same` is `==` on them.
 
@@ -312,31 +444,31 @@ def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
 
 rows = Rows("array")
 rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int", nonnegative=True, never_panics=True)
-rows.method("at", array_at, sig(INT, ret=optional(T)))
+rows.method("at", array_at, sig(INT, ret=optional(T)), model=_array_at)
 rows.internal("get_index", array_get_index)
 rows.internal("set_index", array_set_index, mutates=True)
 # inline: the push, or (past the VM's array limit, MAXA) the AllocFailure `array_push` raises too
 rows.method("push", array_push, sig(T, ret=INT), mutates=True, model=_array_push, inline="{0}.append({1}) if len({0}) < MAXA else _check_array(len({0}) + 1); {target} = len({0})", result="int", nonnegative=True)
-rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True)
-rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)))
-rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1))
-rows.method("reverse", array_reverse, sig(ret=ListT(T)))
+rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True, model=_moving())
+rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)), model=_copying)
+rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T), min_args=1), model=_copying)
+rows.method("reverse", array_reverse, sig(ret=ListT(T)), model=_copying)
 rows.method("sort", array_sort, sig(ret=ListT(T)), mutates=True)
 rows.method("includes", array_includes, sig(T, ret=BOOL), model=_array_search("includes"))
 rows.method("index_of", array_index_of, sig(T, ret=optional(INT)), model=_array_search("index_of"))
 rows.method("last_index_of", array_last_index_of, sig(T, ret=optional(INT)), model=_array_search("last_index_of"))
-rows.method("join", array_join, sig(STRING, ret=STRING))
-rows.method("sum", array_sum, sig(ret=T))
+rows.method("join", array_join, sig(STRING, ret=STRING), model=_array_join, deep_model=True)
+rows.method("sum", array_sum, sig(ret=T), model=_array_sum)
 rows.internal("sum_float", array_sum_float)
 rows.method("mean", array_mean, sig(ret=FLOAT))
 rows.method("median", array_median, sig(ret=FLOAT))
-rows.method("remove_at", array_remove_at, sig(INT, ret=T), mutates=True)
-rows.method("unshift", array_unshift, sig(T, ret=INT), mutates=True)
-rows.method("insert", array_insert, sig(T, INT, ret=INT), mutates=True)
-rows.method("clear", array_clear, sig(ret=NULL), mutates=True)
-rows.method("shift", array_shift, sig(ret=optional(T)), mutates=True)
+rows.method("remove_at", array_remove_at, sig(INT, ret=T), mutates=True, model=_moving())
+rows.method("unshift", array_unshift, sig(T, ret=INT), mutates=True, model=_moving(1))
+rows.method("insert", array_insert, sig(T, INT, ret=INT), mutates=True, model=_moving(1))
+rows.method("clear", array_clear, sig(ret=NULL), mutates=True, model=_moving())
+rows.method("shift", array_shift, sig(ret=optional(T)), mutates=True, model=_moving())
 rows.method("splice", array_splice, sig(INT, INT, ListT(T), ret=ListT(T), min_args=2), mutates=True)
-rows.method("to_string", render_value, sig(ret=STRING))
+rows.method("to_string", render_value, sig(ret=STRING), model=contents.rendered, deep_model=True)
 rows.prelude("map", sig(FuncT((T,), U), ret=ListT(U)))
 rows.prelude("filter", sig(FuncT((T,), BOOL), ret=ListT(T)))
 rows.prelude("reduce", sig(FuncT((U, T), U), U, ret=U))

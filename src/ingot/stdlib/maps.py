@@ -191,6 +191,13 @@ def store(t: Tracker, frame: Any, m: dict[Any, Any], key: Any, shadow: Shadow, w
     return result
 
 
+def _rendered(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
+              shadows: list[Shadow]) -> tuple[Any, Shadow]:
+    from ingot.stdlib import contents  # which needs `settle`, from here
+
+    return contents.rendered(t, frame, fn, args, shadows)
+
+
 def settle(t: Tracker, frame: Any, m: dict[Any, Any]) -> None:
     """Something no model follows reads the map's keys: fix what its slots said, then drop them."""
     slots = t.hget(m, SLOTS)
@@ -321,6 +328,6 @@ rows.method("set", map_set, sig(K, V, ret=optional(V)), mutates=True, model=_set
 rows.method("delete", map_delete, sig(K, ret=optional(V)), mutates=True, model=_delete)
 rows.method("get_or_insert", map_get_or_insert, sig(K, V, ret=V), mutates=True, model=_get_or_insert)
 rows.method("clear", map_clear, sig(ret=NULL), mutates=True, model=_clear)
-rows.method("to_string", render_value, sig(ret=STRING))
+rows.method("to_string", render_value, sig(ret=STRING), model=_rendered, deep_model=True)
 
 SPECS = tuple(rows.specs)

@@ -95,7 +95,7 @@ class BuiltinSpec:
     impl: Callable[..., Any] | None    # None for prelude rows
     mutates: bool = False              # changes its receiver (the first argument) in place
     model: Model | None = None         # symbolic model; None: the trackers concretize
-    deep_model: bool = False           # the model reads shadows below its arguments' first level
+    deep_model: bool = False           # reads below its arguments' first level (no model: fixes it all)
     inline: str | None = None          # Python statements storing the result in `{target}`; `{0}`..
                                        # are the arguments (the compiled tier inlines them)
     result: str | None = None          # the static kind every result has ("int"), for kind inference

@@ -4,7 +4,8 @@ A model (written beside the built-in, in its `ingot.stdlib` row) receives the
 concrete built-in, the arguments and their shadows, calls the built-in (so
 concrete semantics stay the runtime's own) and returns the result with its
 shadow. A built-in without a model concretizes
-its symbolic arguments (CONCRETIZE entries keep the path condition sound) and
+its symbolic arguments, and everything symbolic a container argument holds
+(`stdlib.contents`: CONCRETIZE entries keep the path condition sound), and
 returns a concrete result; if it mutates a container, the container's element
 shadows are dropped after fixing its symbolic length.
 """
@@ -15,7 +16,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ingot.stdlib import MUTATES, REGISTRY, maps
+from ingot.stdlib import MUTATES, REGISTRY, contents
 from ingot.stdlib.spec import Model
 from ingot.symbolic.shadow import Shadow
 
@@ -29,22 +30,10 @@ def call(t: TrackedVM, frame: Frame, key: str, fn: Callable[..., Any], args: lis
         return model(t, frame, fn, args, shadows)
     for a, s in zip(args, shadows):
         t.concretize(frame, s, a)
-        if isinstance(a, dict):
-            maps.settle(t, frame, a)  # the result may depend on which keys the map has
+        contents.fix(t, frame, a)  # the result may depend on anything the container holds
     if key in MUTATES and args:
-        forget_contents(t, frame, args[0])
+        contents.forget(t, frame, args[0])
     return fn(*args), None
-
-
-def forget_contents(t: TrackedVM, frame: Frame, container: Any) -> None:
-    """A container changed in a way no model follows: fix its length, drop element shadows."""
-    if isinstance(container, list):
-        t.concretize(frame, t.hget(container, "$len"), len(container))
-        t.hset(container, "$len", None)
-        for i in range(len(container) + 1):
-            t.hset(container, i, None)
-    elif isinstance(container, dict):
-        maps.forget(t, frame, container)
 
 
 # Derived from the registry rows' `model` and `deep_model` slots (`ingot.stdlib`).

@@ -22,7 +22,7 @@ from ingot.bex.api import read_index as concrete_read_index
 from ingot.bex.api import write_index as concrete_write_index
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN, Variant
-from ingot.stdlib import maps
+from ingot.stdlib import contents, maps
 from ingot.symbolic.exact import int_text
 from ingot.symbolic.expr import Expr, Op, Sort
 from ingot.symbolic.shadow import Alternative, EntryKind, Opt, Shadow, Tagged
@@ -307,8 +307,8 @@ def format_shadow(rt: TrackedVM, frame: Frame, shape: Any, values: list[Any], sh
         if e is not None and e.sort is Sort.STRING and type(v) is str:
             expr, exact = (x.concat(expr, e), x.concat(exact, e)) if expr is not None else (None, exact)
         else:
-            if s is not None:
-                rt.concretize(frame, s, v)
+            rt.concretize(frame, s, v)
+            contents.fix(rt, frame, v)  # a container renders what it holds
             piece = x.const(text)
             if e is not None and e.sort is Sort.INT and type(v) is int:
                 piece = int_text(x, e)
