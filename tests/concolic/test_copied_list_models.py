@@ -151,3 +151,24 @@ def test_moved_elements_keep_their_shadows() -> None:
     (uncovered,) = [e for e in ex.edges if (e.site.function, e.site.block, e.target) not in ex.covered]
     assert uncovered.label == "false"
     assert not ex.infeasible  # it is never asked: `first` is the constant put in
+
+
+REJOINED = """
+function Slashed(date: string) -> string {
+  let parts = date.split("-");
+  if (parts.length() != 3) {
+    return "not a date";
+  }
+  parts.join("/")
+}
+"""
+
+
+def test_a_length_the_path_already_fixed_is_not_fixed_again() -> None:
+    """`join` fixes the number of parts, which `parts.length() != 3` taken false already did:
+    a second entry would only give the search a flip that cannot succeed."""
+    program = ingot.load(REJOINED)
+    run = Explorer(program.view, "Slashed", Options(seed=0, max_runs=1)).run({"date": "2024-01-02"})
+    assert run.outcome.value == "2024/01/02"
+    fixed = [str(e.observed) for e in run.trace.path if e.kind is EntryKind.CONCRETIZE]
+    assert not [f for f in fixed if "$len" in f and "<=" not in f], fixed  # (the bound on parts stays)

@@ -69,6 +69,11 @@ class IntRanges:
         a_hi, b_lo = self.of(a)[1], self.of(b)[0]
         return a_hi < b_lo if strict else a_hi <= b_lo
 
+    def fixes(self, e: Expr, value: int) -> bool:
+        """Did the conditions learned on this path fix `e` to `value` (`parts.length() != 3`
+        taken false)? Only what was learned of `e` itself is read: no range is computed."""
+        return self._learned.get(e.id) == (value, value)
+
     def learn(self, cond: Expr) -> None:
         """Narrow the ranges by a condition that holds on this run's path from here on (`n <= 100000`
         after `if (n > 100000) { return -1; }`); the ranges computed from a narrowed node are

@@ -242,6 +242,8 @@ class TrackerRuntime:
         """
         x = self.x
         for expr, concrete in self.scalar_parts(shadow, value):
+            if type(concrete) is int and self.int_ranges.fixes(expr, concrete):
+                continue  # the path's own conditions fix it: an entry would only add a flip to waste
             observed = x.eq(expr, x.const(concrete, expr.sort))
             if not observed.is_const:
                 self.trace.concretized += 1
