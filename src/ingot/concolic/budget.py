@@ -7,8 +7,8 @@ past either raises `RunCut` inside the run, which the explorer records as a limi
 dropped, the exploration goes on). A tick comes every `TICK_S`, and a run can allocate far past
 the cap and free it again between two ticks, so the memory is also checked where values grow
 (`runtime.limits`: after every `MEMORY_CHECK_UNITS` of large allocations), which raises the same
-`RunCut` instead of the `AllocFailure` panic a plain call would get. `RunCut` derives from BaseException so that no `except
-Exception` on the way (a host-function wrapper) swallows it. Where interval timers are not
+`RunCut` instead of the `AllocFailure` panic a plain call would get. `RunCut` derives from
+BaseException so that no `except Exception` on the way (a host-function wrapper) swallows it. Where interval timers are not
 available (not the main thread, not POSIX) runs are bounded by the step budget alone.
 """
 
