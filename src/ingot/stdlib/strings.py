@@ -372,7 +372,7 @@ rows.method("ends_with", string_ends_with, sig(STRING, ret=BOOL), model=_str_pre
 rows.method("split", string_split, sig(STRING, ret=ListT(STRING)), model=sm.SPLIT)
 rows.method("chars", string_chars, sig(ret=ListT(STRING)), model=sm.CHARS)
 rows.method("lines", string_lines, sig(ret=ListT(STRING)), model=sm.LINES)
-rows.method("slice", string_slice, sig(INT, INT, ret=STRING, min_args=1), model=sm.SLICE, never_panics=True)
+rows.method("slice", string_slice, sig(INT, INT, ret=STRING), model=sm.SLICE, never_panics=True)
 rows.method("replace", string_replace, sig(STRING, STRING, ret=STRING), model=sm.REPLACE)
 rows.method("replace_all", string_replace_all, sig(STRING, STRING, ret=STRING), model=sm.REPLACE_ALL)
 rows.method("index_of", string_index_of, sig(STRING, ret=optional(INT)), model=sm.INDEX_OF, never_panics=True)
