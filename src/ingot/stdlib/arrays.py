@@ -381,8 +381,7 @@ def _array_join(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
         return result, None  # nothing symbolic (a deep row: called for every join)
     sep = t.lift(shadows[1], separator)
     if sep is None or any(type(v) is not str for v in xs):
-        t.concretize(frame, shadows[1], separator)
-        contents.fix(t, frame, xs)
+        contents.fix_arguments(t, frame, args, shadows)
         return result, None
     t.concretize(frame, t.hget(xs, "$len"), len(xs))
     x = t.x

@@ -62,12 +62,17 @@ def forget(t: Tracker, frame: Any, container: Any) -> None:
         maps.forget(t, frame, container)
 
 
+def fix_arguments(t: Tracker, frame: Any, args: list[Any], shadows: list[Shadow]) -> None:
+    """Fix the arguments of a built-in no model follows, and everything they hold."""
+    for a, sh in zip(args, shadows):
+        t.concretize(frame, sh, a)
+        fix(t, frame, a)
+
+
 def rendered(t: Tracker, frame: Any, fn: Callable[..., Any], args: list[Any],
              shadows: list[Shadow]) -> tuple[Any, Shadow]:
     """The model of a built-in that renders its arguments (`to_string`): the text is not
     followed, everything it was rendered from is fixed. A row with `deep_model` set, so the
     compiled tracker calls it for a container holding shadows only below its first level."""
-    for a, sh in zip(args, shadows):
-        t.concretize(frame, sh, a)
-        fix(t, frame, a)
+    fix_arguments(t, frame, args, shadows)
     return fn(*args), None

@@ -28,9 +28,7 @@ def call(t: TrackedVM, frame: Frame, key: str, fn: Callable[..., Any], args: lis
     model = MODELS.get(key)
     if model is not None and (t.string_models or key not in STRING_MODELS):
         return model(t, frame, fn, args, shadows)
-    for a, s in zip(args, shadows):
-        t.concretize(frame, s, a)
-        contents.fix(t, frame, a)  # the result may depend on anything the container holds
+    contents.fix_arguments(t, frame, args, shadows)  # the result may depend on anything they hold
     if key in MUTATES and args:
         contents.forget(t, frame, args[0])
     return fn(*args), None
