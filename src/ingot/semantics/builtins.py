@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from ingot.semantics.types import Ty
 from ingot.stdlib import REGISTRY, TYPE_NAMESPACES
 from ingot.stdlib.spec import ORDERING, K, Kind, Signature, T, U, V, sig
 
-__all__ = ["ARRAY_METHODS", "FUNCTIONS", "METHODS", "NAMESPACES", "PRELUDE_KEYS", "ORDERING", "STATIC_RECEIVERS", "Signature",
+__all__ = ["ARRAY_METHODS", "ELEMENTS", "FUNCTIONS", "METHODS", "NAMESPACES", "PRELUDE_KEYS", "ORDERING", "STATIC_RECEIVERS", "Signature",
            "K", "T", "U", "V", "sig"]
 
 RECEIVERS = ("string", "array", "map", "int", "float", "bool")
@@ -30,6 +31,11 @@ METHODS: Mapping[str, Mapping[str, Signature]] = MappingProxyType(
     {receiver: _methods(receiver) for receiver in RECEIVERS})
 
 ARRAY_METHODS = METHODS["array"]
+
+# Array members that exist only on arrays of some element types (`array.sum`: int and float).
+ELEMENTS: Mapping[str, frozenset[Ty]] = MappingProxyType(
+    {spec.name: spec.elements for spec in REGISTRY.values()
+     if spec.kind is Kind.METHOD and spec.receiver == "array" and spec.elements is not None})
 
 # Members written in BAML (`bex/prelude.baml`): the lowering calls `$prelude.<receiver>_<name>`.
 PRELUDE_KEYS = frozenset(key for key, spec in REGISTRY.items() if spec.prelude is not None)

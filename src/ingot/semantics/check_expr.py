@@ -276,7 +276,7 @@ class ExprChecker(CheckerBase):
                     self.tp.members[e] = MethodRef(fn.name)
                     return fn.func_type()
         kind = receiver_kind(t)
-        if kind is not None and e.name in B.METHODS[kind]:
+        if kind is not None and e.name in B.METHODS[kind] and self.has_elements_for(t, e.name):
             self.tp.members[e] = BuiltinMethodRef(f"{kind}.{e.name}")
             sig = B.METHODS[kind][e.name]
             env = bind_receiver(t)
@@ -287,6 +287,15 @@ class ExprChecker(CheckerBase):
             raise CheckAbort
         self.error(Code.NO_MEMBER, f"type `{obj_ty}` has no member `{e.name}`", err_span)
         raise CheckAbort
+
+    def has_elements_for(self, t: Ty, name: str) -> bool:
+        """False for an array member the engine declares only for other element types
+        (`sum` on `string[]`)."""
+        allowed = B.ELEMENTS.get(name)
+        if allowed is None or not isinstance(t, ListT):
+            return True
+        elem = expand(t.elem, self.items)
+        return elem == ANY or elem in allowed
 
     def index(self, e: A.Index) -> Ty:
         obj_ty = self.expr(e.obj, None)

@@ -441,6 +441,13 @@ def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
 
 # ======================================================================== rows
 
+# The element types the engine declares some members for (probed on baml_bridge 0.23.0: `sum`
+# on `string[]` or `(int | float)[]`, `mean` on `int[]`, `sort` on `E[]`, `int?[]` or `("a" | "b")[]`
+# are "no member" errors). An alias of one of them counts; a literal type does not.
+NUMBERS = frozenset({INT, FLOAT})
+FLOATS = frozenset({FLOAT})
+ORDERABLE = frozenset({INT, FLOAT, STRING, BOOL})
+
 rows = Rows("array")
 rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int", nonnegative=True, never_panics=True)
 rows.method("at", array_at, sig(INT, ret=optional(T)), model=_array_at)
@@ -452,15 +459,15 @@ rows.method("pop", array_pop, sig(ret=optional(T)), mutates=True, model=_moving(
 rows.method("concat", array_concat, sig(ListT(T), ret=ListT(T)), model=_copying)
 rows.method("slice", array_slice, sig(INT, INT, ret=ListT(T)), model=_copying)
 rows.method("reverse", array_reverse, sig(ret=ListT(T)), model=_copying)
-rows.method("sort", array_sort, sig(ret=ListT(T)), mutates=True)
+rows.method("sort", array_sort, sig(ret=ListT(T)), mutates=True, elements=ORDERABLE)
 rows.method("includes", array_includes, sig(T, ret=BOOL), model=_array_search("includes"))
 rows.method("index_of", array_index_of, sig(T, ret=optional(INT)), model=_array_search("index_of"))
 rows.method("last_index_of", array_last_index_of, sig(T, ret=optional(INT)), model=_array_search("last_index_of"))
 rows.method("join", array_join, sig(STRING, ret=STRING), model=_array_join, deep_model=True)
-rows.method("sum", array_sum, sig(ret=T), model=_array_sum)
+rows.method("sum", array_sum, sig(ret=T), model=_array_sum, elements=NUMBERS)
 rows.internal("sum_float", array_sum_float)
-rows.method("mean", array_mean, sig(ret=FLOAT))
-rows.method("median", array_median, sig(ret=FLOAT))
+rows.method("mean", array_mean, sig(ret=FLOAT), elements=FLOATS)
+rows.method("median", array_median, sig(ret=FLOAT), elements=FLOATS)
 rows.method("remove_at", array_remove_at, sig(INT, ret=optional(T)), mutates=True, model=_moving())
 rows.method("unshift", array_unshift, sig(T, ret=INT), mutates=True, model=_moving(1))
 rows.method("insert", array_insert, sig(T, INT, ret=INT), mutates=True, model=_moving(1))

@@ -3,7 +3,8 @@
 A built-in is defined once, as one row in the module of its receiver type
 (`stdlib/strings.py` for `string.*`, ...). Every consumer reads the same row:
 
-- the checker reads `signature` (`semantics/builtins.py` derives its tables);
+- the checker reads `signature` and `elements` (`semantics/builtins.py` derives
+  its tables);
 - both tiers call `impl` (the emitter resolves keys to it), and the compiled
   tier inlines `inline` where the row has one and the program did not bind
   another implementation;
@@ -106,6 +107,10 @@ class BuiltinSpec:
     # error class it throws instead, if any (`int.parse`: `baml.errors.ParseError`).
     never_panics: bool = False
     throws: str | None = None
+    # An array member that exists only on arrays of these element types, as the engine declares
+    # it for `Array<int>` or `Array<float>` alone (`sum`, `mean`, `sort`): on `string[]` the
+    # checker reports "no member". None: on every array.
+    elements: frozenset[Ty] | None = None
 
     @property
     def receiver(self) -> str:
