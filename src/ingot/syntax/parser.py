@@ -32,9 +32,11 @@ class Parser(ExprParser, StmtParser):
         while self.tok.kind is not T.EOF:
             start = self.i
             try:
+                self.class_impls: list[A.ImplDecl] = []
                 item = self.parse_item()
                 if item is not None:
                     items.append(item)
+                items.extend(self.class_impls)  # a class's `implements I { ... }` blocks
             except ParseError as e:
                 self.diagnostics.append(e.diagnostic)
                 self.recover(start)
@@ -134,15 +136,17 @@ class Parser(ExprParser, StmtParser):
         self.expect("}")
         return A.InterfaceDecl(name.text, methods, requires, self.span(start), self.span(name.start, name.end))
 
-    def parse_impl(self) -> A.ImplDecl:
+    def parse_impl(self, in_class: Token | None = None) -> A.ImplDecl:
+        """`implement I for C { ... }`, or inside class `C` (`in_class`: its name) `implements I { ... }`."""
         start = self.advance().start
         iface_start = self.tok.start
         iface = self.dotted_type_name()
         iface_span = self.span(iface_start)
         if self.at("<"):
             self.parse_type_args()
-        self.expect("for")
-        target = self.name_ident("a class name")
+        if in_class is None:
+            self.expect("for")
+        target = self.name_ident("a class name") if in_class is None else in_class
         self.expect("{")
         methods: list[A.Function] = []
         while not self.at("}"):
@@ -252,6 +256,8 @@ class Parser(ExprParser, StmtParser):
                 methods.append(fn)
             elif self.at("@@"):
                 pending = pending + self.parse_attributes(block=True)
+            elif self.starts_impl_block():
+                self.class_impls.append(self.parse_impl(in_class=name))
             elif self.tok.kind is T.IDENT:
                 fields.append(self.parse_field(member_doc))
             else:
@@ -260,6 +266,11 @@ class Parser(ExprParser, StmtParser):
         attrs += pending
         return A.ClassDecl(name.text, fields, methods, attrs, self.span(start),
                            self.span(name.start, name.end), doc, type_params)
+
+    def starts_impl_block(self) -> bool:
+        """`implements I { ... }` (or `implement`) in a class body. As on the engine, a class
+        has no field named `implements`: the word always opens a block."""
+        return (self.at("implements") or self.at("implement")) and self.peek().kind is T.IDENT
 
     def parse_field(self, doc: str | None) -> A.FieldDecl:
         name = self.ident("a field name")
