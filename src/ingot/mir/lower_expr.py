@@ -60,7 +60,10 @@ class ExprLowerer(LowererBase):
                 self.into(e, t)
                 return ir.Copy(t)
             if e in self.tp.calls:  # an operator a class implements (`baml.ops.Add`): a method call
-                return self.method_call(self.tp.calls[e], e.span, self.type_of(e))
+                result = self.method_call(self.tp.calls[e], e.span, self.type_of(e))
+                if e.op == "!=":  # `a != b` is `!a.eq(b)`, whatever `neq` says (as on the engine)
+                    return self.rvalue_operand(ir.UnaryOp(ir.UnOp.NOT, result), e.span, self.type_of(e))
+                return result
             return self.binary_chain(e)
         if isinstance(e, A.IsType):
             value = self.operand(e.expr)

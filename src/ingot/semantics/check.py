@@ -91,10 +91,11 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             self.check_llm_body(decl, decl.body, params)
             return
         self.resolver.type_params = self.resolver.generic_scope(decl, fn.owner_class)
+        self.resolver.self_class = fn.owner_class
         try:
             self.check_body(decl, decl.body, fn.ret, params)
         finally:
-            self.resolver.type_params = frozenset()
+            self.resolver.type_params, self.resolver.self_class = frozenset(), None
 
     def check_body(self, owner: object, body: A.Block, ret: Ty | None,
                    params: list[tuple[str, Ty, object, Span]]) -> Ty:

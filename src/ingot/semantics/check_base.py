@@ -18,8 +18,13 @@ from ingot.semantics.hir import (
 from ingot.semantics.resolve import FuncItem, Items, Resolver
 from ingot.semantics.types import (
     NULL,
+    ClassT,
+    ListT,
+    MapT,
     Ty,
+    UnionT,
     assignable,
+    expand,
 )
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
@@ -121,6 +126,38 @@ class CheckerBase:
                     caps.append(var)
 
     # -- value checks -----------------------------------------------------------
+    def user_eq_class(self, ty: Ty, seen: frozenset[str] = frozenset()) -> str | None:
+        """A class with its own `eq` (`baml.ops.Equals`) that a value of type `ty` can hold, at
+        any depth: in a list, a map's values, a union or a field."""
+        t = expand(ty, self.items)
+        if isinstance(t, ClassT):
+            if (t.name, "==") in self.items.operators:
+                return t.name
+            cls = self.items.classes.get(t.name)
+            if cls is None or t.name in seen:
+                return None
+            return next((c for c in (self.user_eq_class(f.ty, seen | {t.name}) for f in cls.fields)
+                         if c is not None), None)
+        if isinstance(t, ListT):
+            return self.user_eq_class(t.elem, seen)
+        if isinstance(t, MapT):
+            return self.user_eq_class(t.value, seen)
+        if isinstance(t, UnionT):
+            return next((c for c in (self.user_eq_class(m, seen) for m in t.members) if c is not None), None)
+        return None
+
+    def reject_user_equality(self, what: str, types: tuple[Ty, ...], span: Span) -> None:
+        """I0002 where a structural comparison would meet a class with its own `eq`: the engine
+        calls `eq` there, ingot's structural `==` would not."""
+        for ty in types:
+            inner = self.user_eq_class(ty)
+            if inner is not None:
+                self.error(Code.UNSUPPORTED,
+                           f"{what} would compare `{inner}` with its own `eq` inside the values: ingot calls "
+                           f"`eq` only for `==`/`!=` between two `{inner}` values; narrow optionals first "
+                           "(`if (x != null)`) or compare element by element", span)
+                return
+
     def expect_value(self, node: A.Expr | A.Block, ty: Ty, expected: Ty, span: Span) -> None:
         """Report E0029/E0001 when a value of type `ty` is used where `expected` is needed."""
         if self.assignable(ty, expected):

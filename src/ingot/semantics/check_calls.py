@@ -102,12 +102,26 @@ class CallChecker(CheckerBase):
                 key = res.key
                 if key == "array.sum" and isinstance(receiver, ListT) and widen(receiver.elem) == FLOAT:
                     key = "array.sum_float"  # an empty float sum is -0.0, an empty int sum 0
-                return self.call_builtin(e, key, sig, callee.obj, receiver)
+                ret = self.call_builtin(e, key, sig, callee.obj, receiver)
+                if key == "array.sort" and isinstance(receiver, ListT):
+                    self.sort_with_cmp(e, callee.obj, expand(receiver.elem, self.items))
+                return ret
             # A field holding a function, or a member of a receiver already in error (ANY):
             # checking `callee` again would report the receiver's error twice.
             return self.call_value(e, fty)
         fty = self.expr(callee, None)
         return self.call_value(e, fty)
+
+    def sort_with_cmp(self, e: A.Call, receiver: A.Expr, elem: Ty) -> None:
+        """`xs.sort()` on instances of a class implementing `baml.ops.Compare` is the prelude's
+        `xs.sort_by(C.cmp)`: the method, its receiver first, is the comparator."""
+        cmp = self.items.functions.get(f"{elem.name}.cmp") if isinstance(elem, ClassT) else None
+        if cmp is None:  # not a class, or its impl lacks `cmp` (reported: E0113)
+            return
+        ref = A.Name(cmp.name, receiver.span)
+        self.tp.names[ref] = FuncRef(cmp.name)
+        self.tp.types[ref] = FuncT((elem, elem), cmp.ret)
+        self.tp.calls[e] = CallInfo("builtin", "array.sort_by", [receiver, ref])
 
     def call_static(self, e: A.Call, callee: A.FieldAccess, base: str) -> Ty:
         full = f"{base}.{callee.name}"
@@ -210,6 +224,8 @@ class CallChecker(CheckerBase):
             if not has_typevar(want) and not self.assignable(ty, want):
                 self.expect_value(a.value, ty, want, a.value.span)
         args = [a.value for a in e.args]
+        if key == "assert.equal":
+            self.reject_user_equality("`assert.equal`", tuple(self.tp.types.get(a, ANY) for a in args), e.span)
         self.tp.calls[e] = CallInfo("builtin", key, ([receiver] if receiver is not None else []) + args)
         ret = subst(sig.ret, env)
         return strip_unbound(ret)

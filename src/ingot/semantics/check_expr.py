@@ -16,6 +16,7 @@ from ingot.semantics.check_calls import bind_receiver, receiver_kind, subst
 from ingot.semantics.hir import (
     BuiltinMethodRef,
     BuiltinRef,
+    CallInfo,
     ClientRef,
     ConstRef,
     FieldRef,
@@ -295,6 +296,9 @@ class ExprChecker(CheckerBase):
         if allowed is None or not isinstance(t, ListT):
             return True
         elem = expand(t.elem, self.items)
+        if isinstance(elem, ClassT):
+            return any(isinstance(a, AliasT) and elem.name in self.items.implementors.get(a.name, ())
+                       for a in allowed)
         return elem == ANY or elem in allowed
 
     def index(self, e: A.Index) -> Ty:
@@ -360,10 +364,25 @@ class ExprChecker(CheckerBase):
     def operator(self, e: A.Binary, left: Ty) -> Ty:
         """An arithmetic, bitwise or comparison operator whose left operand has type `left`."""
         lt = expand(left, self.items)
-        if isinstance(lt, ClassT) and (lt.name, e.op) in self.items.operators:
-            return self.operator_call(e, self.items.functions[self.items.operators[(lt.name, e.op)]])
+        method = self.items.operators.get((lt.name, e.op)) if isinstance(lt, ClassT) else None
+        if method is not None and e.op not in EQUALITY:
+            return self.operator_call(e, self.items.functions[method])
         right = self.expr(e.right, None)
+        if e.op in EQUALITY:
+            self.user_equality(e, left, right, method)
         return self.binary_type(e.op, left, right, e.span)
+
+    def user_equality(self, e: A.Binary, left: Ty, right: Ty, method: str | None) -> None:
+        """`a == b` between two instances of a class whose `baml.ops.Equals` impl writes `eq`:
+        the call `a.eq(b)` (negated for `!=`). Such a class anywhere else in an operand's type
+        (an optional, a list, a field) would need `eq` inside the structural comparison, which
+        ingot does not make: an I0002 error (`reject_user_equality`), not a structural answer."""
+        if method is not None and expand(right, self.items) == expand(left, self.items):
+            self.tp.calls[e] = CallInfo("method", method, [e.left, e.right])
+            return
+        if NULL in (expand(left, self.items), expand(right, self.items)):
+            return  # `x == null`: true only for null, whatever `eq` says
+        self.reject_user_equality(f"`{e.op}` on `{left}` and `{right}`", (left, right), e.span)
 
     def operator_call(self, e: A.Binary, fn: FuncItem) -> Ty:
         """`a + b` on a class implementing `baml.ops.Add`: the call `a.add(b)`."""

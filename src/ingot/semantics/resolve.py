@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ingot.runtime.errors import ERRORS, PANICS
 from ingot.runtime.values import BUILTIN_ENUMS
+from ingot.semantics import ops_interfaces
 from ingot.semantics.types import (
     ANY,
     PRIMS,
@@ -153,7 +154,10 @@ class Resolver:
         # Type parameters in scope (`T` of `class Box<T>`, `function First<T>`): generics are
         # checked by erasure, a type parameter standing for any type.
         self.type_params: frozenset[str] = frozenset()
+        # The class whose method is being resolved or checked: `Self` names it.
+        self.self_class: str | None = None
         self._first_def: dict[str, tuple[str, Span]] = {}
+        self._impl_spans: dict[tuple[str, str], Span] = {}  # (class, interface) -> its impl
 
     def error(self, code: Code, message: str, span: Span, primary: str | None = None,
               secondary: list[tuple[Span, str]] | None = None) -> None:
@@ -168,6 +172,8 @@ class Resolver:
         items.alias_types["baml.panics.Panic"] = union(ClassT(info.name) for info in PANICS.values())
         for item in self.module.items:
             self._declare(item)
+        for name, decl in ops_interfaces.declarations().items():
+            items.interfaces.setdefault(name, decl)
         self._declare_interface_types()
         for alias in items.aliases.values():
             items.alias_types[alias.name] = self.resolve_type(alias.type)
@@ -183,6 +189,7 @@ class Resolver:
                 self._check_interface(item)
             elif isinstance(item, A.ImplDecl):
                 self._fill_impl(item)
+        self._complete_compare()
         return items
 
     # -- interfaces -------------------------------------------------------------
@@ -232,9 +239,21 @@ class Resolver:
             return
         cls = self.items.classes.get(impl.target)
         if cls is None or not isinstance(cls.decl, A.ClassDecl):
-            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.target}", impl.target_span)
+            self._bad_impl_target(impl)
             return
-        methods = list(impl.methods)
+        first = self._impl_spans.setdefault((cls.name, iface.name), impl.interface_span)
+        if first is not impl.interface_span:
+            self.error(Code.OVERLAPPING_IMPL, "overlapping interface implementations for the same receiver/interface",
+                       impl.interface_span, None, [(first, "conflicting implementation is here")])
+            return
+        declared = {m.name for m in iface.methods}
+        methods = []
+        for m in impl.methods:
+            if m.name in declared:
+                methods.append(m)
+            else:
+                self.error(Code.NOT_AN_INTERFACE_METHOD, f"`{m.name}` is not a method of interface `{iface.name}`",
+                           m.span)
         given = {m.name for m in methods}
         for m in iface.methods:
             if m.name in given:
@@ -245,12 +264,66 @@ class Resolver:
                 continue
             # Each implementing class gets its own copy of a default method (its own `self`).
             methods.append(copy.deepcopy(m, {id(m.span.source): m.span.source}))
+        self._add_methods(cls, methods)
+        if iface.name in ops_interfaces.declarations():
+            self._conform(iface, cls, [m for m in impl.methods if m.name in declared])
+            for op, (name, method) in ops_interfaces.OPERATOR_METHODS.items():
+                if name == iface.name and (method != "eq" or "eq" in given):
+                    self.items.operators[(cls.name, op)] = f"{cls.name}.{method}"
+
+    def _add_methods(self, cls: ClassItem, methods: list[A.Function]) -> None:
         for m in methods:
             if m.name in cls.methods or cls.field(m.name) is not None:
                 self.error(Code.DUPLICATE_FIELD, f"duplicate field `{cls.name}.{m.name}`", m.name_span)
                 continue
             cls.methods[m.name] = m
             self._declare_function(m, cls.name)
+
+    def _bad_impl_target(self, impl: A.ImplDecl) -> None:
+        builtin = impl.interface in ops_interfaces.declarations()
+        if builtin and impl.target in PRIMS:  # the engine's own impl for `int` comes first
+            self.error(Code.OVERLAPPING_IMPL, "overlapping interface implementations for the same "
+                       "receiver/interface", impl.span)
+        elif builtin and impl.target in self.items.aliases:
+            self.error(Code.ORPHAN_IMPL, f"orphan rule: a foreign interface `{impl.interface}` can only be "
+                       "implemented for a local type", impl.interface_span)
+        elif impl.target in self.items.enums:
+            self.error(Code.UNSUPPORTED, f"implementing `{impl.interface}` for the enum `{impl.target}` is "
+                       "not supported yet", impl.target_span)
+        else:
+            self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {impl.target}", impl.target_span)
+
+    def _conform(self, iface: A.InterfaceDecl, cls: ClassItem, given: list[A.Function]) -> None:
+        """E0120 for a method of a built-in interface's impl whose signature is not the declared
+        one, `Self` standing for the class (`eq(self, other: string)`)."""
+        declared = {m.name: m for m in iface.methods}
+        for m in given:
+            fn = self.items.functions.get(f"{cls.name}.{m.name}")
+            if fn is None or fn.decl is not m:
+                continue
+            decl = declared[m.name]
+            outer, self.self_class = self.self_class, cls.name
+            try:
+                want = [self.resolve_param_type(p.type) if p.type else ANY for p in decl.params]
+                want_ret = self.resolve_type(decl.ret) if decl.ret else ANY
+            finally:
+                self.self_class = outer
+            got = [p.ty for p in fn.params]
+            if got != want or (m.ret is not None and fn.ret != want_ret):
+                names = [p.name for p in fn.params]
+                self.error(Code.NONCONFORMING_METHOD,
+                           f"method `{m.name}` has signature {_signature(cls.name, names, got, fn.ret)}, which "
+                           f"does not conform to interface `{iface.name}`'s declared "
+                           f"{_signature(cls.name, names, want, want_ret)}", m.span)
+
+    def _complete_compare(self) -> None:
+        """A class implementing `baml.ops.Compare` has `Equals`' methods too (every class does
+        on the engine): `eq` structural and `neq` its negation, unless it implements them."""
+        equals = ops_interfaces.declarations()[ops_interfaces.EQUALS]
+        for name in self.items.implementors.get(ops_interfaces.COMPARE, []):
+            cls = self.items.classes[name]
+            self._add_methods(cls, [copy.deepcopy(m, {id(m.span.source): m.span.source})
+                                    for m in equals.methods if m.name not in cls.methods])
 
     def _declare(self, item: A.Item) -> None:
         items = self.items
@@ -344,12 +417,13 @@ class Resolver:
         if owner is None and self.items.functions.get(name) is not None:
             return
         outer, self.type_params = self.type_params, self.generic_scope(decl, owner)
+        outer_class, self.self_class = self.self_class, owner
         try:
             params = [ParamInfo(p.name, self.resolve_param_type(p.type) if p.type else ANY, p.default)
                       for p in decl.params]
             ret = self.resolve_type(decl.ret) if decl.ret else ANY
         finally:
-            self.type_params = outer
+            self.type_params, self.self_class = outer, outer_class
         self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self)
 
     # -- type expressions -----------------------------------------------------
@@ -387,6 +461,8 @@ class Resolver:
             self.resolve_type(arg)
         if name in self.type_params:
             return ANY
+        if name == "Self" and self.self_class is not None:
+            return ClassT(self.self_class)
         if name in PRIMS:
             return PRIMS[name]
         if name in items.classes:
@@ -402,3 +478,9 @@ class Resolver:
             return ANY
         self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {name}", t.span)
         return ANY
+
+
+def _signature(cls: str, names: list[str], params: list[Ty], ret: Ty) -> str:
+    """`(self: Entity, other: string) -> bool throws never`, as the engine writes one."""
+    listed = ", ".join([f"self: {cls}", *(f"{n}: {t}" for n, t in zip(names, params))])
+    return f"({listed}) -> {ret} throws never"

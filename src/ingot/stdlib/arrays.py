@@ -11,8 +11,9 @@ Verified on the engine:
   does not say its element type, so `array.sum` returns the `int` `0` for it;
   the checker, which knows the element is `float`, calls `array.sum_float`.
 - `sort` only exists for arrays of one orderable type (`int`, `float`,
-  `string`, `bool`, or a class implementing `baml.ops.Compare`, sorted through
-  `sort_by`); floats sort by the total order (`NaN` last), stably.
+  `string`, `bool`, or a class implementing `baml.ops.Compare`, which the
+  checker sorts through the prelude's `sort_by` with the class's `cmp`);
+  floats sort by the total order (`NaN` last), stably.
 - `IndexOutOfBounds.index` is the index as written (`-5`, not `-4`).
 
 The higher-order members (`map`, `filter`, `sort_by`, ...) are prelude rows:
@@ -32,7 +33,18 @@ from ingot.runtime.limits import array_limit, check_array, join_text
 from ingot.runtime.ops import add, float_key
 from ingot.runtime.render import render_value
 from ingot.runtime.values import INT_MAX, INT_MIN
-from ingot.semantics.types import ANY, BOOL, FLOAT, INT, NULL, STRING, FuncT, ListT, optional
+from ingot.semantics.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NULL,
+    STRING,
+    AliasT,
+    FuncT,
+    ListT,
+    optional,
+)
 from ingot.stdlib import contents
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
 from ingot.stdlib.spec import Rows, T, Tracker, U, sig
@@ -443,10 +455,11 @@ def _array_search(kind: str) -> Callable[..., tuple[Any, Shadow]]:
 
 # The element types the engine declares some members for (probed on baml_bridge 0.23.0: `sum`
 # on `string[]` or `(int | float)[]`, `mean` on `int[]`, `sort` on `E[]`, `int?[]` or `("a" | "b")[]`
-# are "no member" errors). An alias of one of them counts; a literal type does not.
+# are "no member" errors). An alias of one of them counts; a literal type does not. An
+# interface stands for the classes implementing it.
 NUMBERS = frozenset({INT, FLOAT})
 FLOATS = frozenset({FLOAT})
-ORDERABLE = frozenset({INT, FLOAT, STRING, BOOL})
+ORDERABLE = frozenset({INT, FLOAT, STRING, BOOL, AliasT("baml.ops.Compare")})  # and its implementors
 
 rows = Rows("array")
 rows.method("length", array_length, sig(ret=INT), model=_array_length, inline="{target} = len({0})", result="int", nonnegative=True, never_panics=True)

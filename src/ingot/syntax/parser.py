@@ -147,6 +147,8 @@ class Parser(ExprParser, StmtParser):
         if in_class is None:
             self.expect("for")
         target = self.name_ident("a class name") if in_class is None else in_class
+        if in_class is None and self.at("<"):
+            self.parse_type_args()  # `for Slot<int>`: generics are erased, the impl is the class's
         self.expect("{")
         methods: list[A.Function] = []
         while not self.at("}"):
