@@ -18,6 +18,7 @@ a class implementing one gets a copy of each default it leaves out, as for a use
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from importlib import resources
 
 from ingot.syntax import ast as A
@@ -37,6 +38,16 @@ OPERATOR_METHODS = {
     ">": (COMPARE, "gt"),
     ">=": (COMPARE, "ge"),
 }
+
+
+# The default methods that call other defaults by name (`clamp` is `self.min(max).max(min)`).
+_USES = {"clamp": ("min", "max"), "neq": ("eq",)}
+
+
+def shadowed(method: str, has_member: Callable[[str], bool]) -> bool:
+    """Whether a class gets no copy of the default `method`: a field or method of its own has
+    the name (a `max` field, as the engine allows), or a default it calls does."""
+    return has_member(method) or any(has_member(m) for m in _USES.get(method, ()))
 
 
 @functools.cache

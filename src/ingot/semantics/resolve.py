@@ -49,6 +49,9 @@ class ClassItem:
     methods: dict[str, A.Function]
     decl: A.ClassDecl | None
 
+    def has_member(self, name: str) -> bool:
+        return name in self.methods or self.field(name) is not None
+
     def field(self, name: str) -> tuple[int, FieldInfo] | None:
         for i, f in enumerate(self.fields):
             if f.name == name:
@@ -262,6 +265,8 @@ class Resolver:
                 self.error(Code.MISSING_IMPL, f"missing implementation of method `{m.name}` required by "
                            f"interface `{iface.name}`", impl.interface_span)
                 continue
+            if iface.name in ops_interfaces.declarations() and ops_interfaces.shadowed(m.name, cls.has_member):
+                continue  # as on the engine, the class's own field or method of that name wins
             # Each implementing class gets its own copy of a default method (its own `self`).
             methods.append(copy.deepcopy(m, {id(m.span.source): m.span.source}))
         self._add_methods(cls, methods)
@@ -323,7 +328,7 @@ class Resolver:
         for name in self.items.implementors.get(ops_interfaces.COMPARE, []):
             cls = self.items.classes[name]
             self._add_methods(cls, [copy.deepcopy(m, {id(m.span.source): m.span.source})
-                                    for m in equals.methods if m.name not in cls.methods])
+                                    for m in equals.methods if not ops_interfaces.shadowed(m.name, cls.has_member)])
 
     def _declare(self, item: A.Item) -> None:
         items = self.items
