@@ -172,8 +172,7 @@ class TrackedTranslator(FunctionTranslator):
         countdown, otherwise it runs `concrete`. The pruned executions are counted from
         the counters after the run (`CompiledTrackedVM.inline_pruned`).
         """
-        j = self.mod.n_counters
-        self.mod.n_counters += 1
+        j = self.mod.counter(self.fn.index, self.pc)  # copies of one instruction count together
         self.out("else:")
         self.indent += 1
         self.out(f"_h = _H[{j}] - 1; _H[{j}] = _h")

@@ -32,7 +32,9 @@ class Translation:
         self.consts: dict[str, Any] = {}
         self.by_code_name: dict[str, BexFunction] = {}
         self.value_argcs: set[int] = set()
-        self.n_counters = 0  # per-instruction counters a translator variant allocated (`_H[j]`)
+        # Per-instruction counters a translator variant allocated (`_H[j]`), one per instruction
+        # (function index, pc) even where the translation emits its code more than once.
+        self.counter_of: dict[tuple[int, int], int] = {}
         cls = translator or FunctionTranslator
         for line in cls.module_head(self):
             self.emit(0, line, -1)
@@ -48,6 +50,14 @@ class Translation:
     def emit(self, indent: int, text: str, pc: int) -> None:
         self.lines.append("    " * indent + text)
         self.pyline_pc.append(pc)
+
+    @property
+    def n_counters(self) -> int:
+        return len(self.counter_of)
+
+    def counter(self, fn_index: int, pc: int) -> int:
+        """The counter of instruction `pc` of function `fn_index`, shared by every copy of its code."""
+        return self.counter_of.setdefault((fn_index, pc), len(self.counter_of))
 
     def const_name(self, value: Any, hint: str) -> str:
         name = f"K_{hint}"
