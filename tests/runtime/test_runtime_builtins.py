@@ -228,6 +228,16 @@ case("float.cmp", "a: float, b: float", "a.cmp(b)",
       (-0.0, 0.0), (float("inf"), 1e308)])
 case("string.cmp", "a: string, b: string", "a.cmp(b)", [("a", "b"), ("b", "a"), ("x", "x"), ("", "a"), ("\u00e9", "z")])
 case("bool.cmp", "a: bool, b: bool", "a.cmp(b)", [(True, False), (False, True), (True, True)])
+# The operators as methods (`baml.ops.Compare`, `baml.ops.Equals`).
+for key in ["lt", "le", "gt", "ge", "eq", "neq"]:
+    case(f"int.{key}", "a: int, b: int", f"a.{key}(b)", [(1, 2), (2, 2), (3, -1), (INT_MIN, INT_MAX)])
+    case(f"float.{key}", "a: float, b: float", f"a.{key}(b)",
+         [(1.5, 2.0), (2.0, 2.0), (float("nan"), 1.0), (float("nan"), float("nan")), (-0.0, 0.0)])
+    case(f"string.{key}", "a: string, b: string", f"a.{key}(b)", [("a", "b"), ("x", "x"), ("\u00e9", "z"), ("", "a")])
+    case(f"bool.{key}", "a: bool, b: bool", f"a.{key}(b)", [(True, False), (False, True), (True, True)])
+for key in ["eq", "neq"]:
+    case(f"array.{key}", "a: int[], b: int[]", f"a.{key}(b)", product(ARRS[:4], ARRS[:4]))
+    case(f"map.{key}", "a: map<string, int>, b: map<string, int>", f"a.{key}(b)", product(MAPS, MAPS))
 case("int.pow", "a: int, e: int", "a.pow(e)",
      product([0, 1, -1, 2, -2, 3, -3, 10, 2**31, INT_MAX, INT_MIN],
              [INT_MIN, -1, 0, 1, 2, 3, 31, 32, 61, 62, 63, 64, 100, INT_MAX]))  # fmt: skip

@@ -46,6 +46,7 @@ from ingot.semantics.types import (
     optional,
 )
 from ingot.stdlib import contents
+from ingot.stdlib.ordering import equals_rows
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
 from ingot.stdlib.spec import Rows, T, Tracker, U, sig
 from ingot.stdlib.string_models import parts_beyond
@@ -488,6 +489,7 @@ rows.method("clear", array_clear, sig(ret=NULL), mutates=True, model=_moving())
 rows.method("shift", array_shift, sig(ret=optional(T)), mutates=True, model=_moving())
 rows.method("splice", array_splice, sig(INT, INT, ListT(T), ret=NULL), mutates=True)
 rows.method("to_string", render_value, sig(ret=STRING), model=contents.rendered, deep_model=True)
+equals_rows(rows, ListT(T))
 rows.prelude("map", sig(FuncT((T,), U), ret=ListT(U)))
 rows.prelude("filter", sig(FuncT((T,), BOOL), ret=ListT(T)))
 rows.prelude("reduce", sig(FuncT((U, T), U), U, ret=U))

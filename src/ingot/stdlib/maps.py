@@ -13,7 +13,8 @@ from typing import Any, cast
 from ingot.runtime.errors import panic
 from ingot.runtime.limits import check_map, current
 from ingot.runtime.render import render_value
-from ingot.semantics.types import BOOL, INT, NULL, STRING, ListT, optional
+from ingot.semantics.types import BOOL, INT, NULL, STRING, ListT, MapT, optional
+from ingot.stdlib.ordering import equals_rows
 from ingot.stdlib.spec import K, Rows, Tracker, V, sig
 from ingot.symbolic.expr import Expr, Op, Sort
 from ingot.symbolic.shadow import Opt, Shadow
@@ -329,5 +330,6 @@ rows.method("delete", map_delete, sig(K, ret=optional(V)), mutates=True, model=_
 rows.method("get_or_insert", map_get_or_insert, sig(K, V, ret=V), mutates=True, model=_get_or_insert)
 rows.method("clear", map_clear, sig(ret=NULL), mutates=True, model=_clear)
 rows.method("to_string", render_value, sig(ret=STRING), model=_rendered, deep_model=True)
+equals_rows(rows, MapT(K, V))
 
 SPECS = tuple(rows.specs)

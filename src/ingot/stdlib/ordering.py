@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ingot.runtime.ops import eq, lt
+from ingot.runtime.ops import eq, ge, gt, le, lt, ne
 from ingot.runtime.values import ORDERING, Variant
 from ingot.semantics.types import BOOL, STRING, Ty
 from ingot.stdlib.spec import ORDERING as ORDERING_TYPE
@@ -101,8 +101,17 @@ def _clamp(x: Interner, a: Expr, lo: Expr, hi: Expr) -> Expr:
 MIN_MODEL, MAX_MODEL, CLAMP_MODEL, CMP_MODEL = _numeric(_min), _numeric(_max), _numeric(_clamp), _numeric(_cmp)
 
 
+LT_MODEL = _numeric(lambda x, a, b: x.lt(a, b))
+LE_MODEL = _numeric(lambda x, a, b: x.le(a, b))
+GT_MODEL = _numeric(lambda x, a, b: x.lt(b, a))
+GE_MODEL = _numeric(lambda x, a, b: x.le(b, a))
+EQ_MODEL = _numeric(lambda x, a, b: x.eq(a, b))
+NEQ_MODEL = _numeric(lambda x, a, b: x.not_(x.eq(a, b)))
+
+
 def compare_rows(rows: Rows, ty: Ty, numeric: bool) -> None:
-    """The `baml.ops.Compare` members of one ordered type: `min`, `max`, `clamp`, `cmp`.
+    """The `baml.ops.Compare` and `baml.ops.Equals` members of one ordered type: `min`, `max`,
+    `clamp`, `cmp`, and `lt`/`le`/`gt`/`ge`/`eq`/`neq`, the operators as methods.
 
     Ordered types (int, float, string: `numeric`) get the symbolic models; bools concretize.
     """
@@ -110,6 +119,17 @@ def compare_rows(rows: Rows, ty: Ty, numeric: bool) -> None:
     rows.method("max", cmp_max, sig(ty, ret=ty), model=MAX_MODEL if numeric else None)
     rows.method("clamp", cmp_clamp, sig(ty, ty, ret=ty), model=CLAMP_MODEL if numeric else None)
     rows.method("cmp", cmp, sig(ty, ret=ORDERING_TYPE), model=CMP_MODEL if numeric else None)
+    for name, impl, model in (("lt", lt, LT_MODEL), ("le", le, LE_MODEL), ("gt", gt, GT_MODEL),
+                              ("ge", ge, GE_MODEL)):
+        rows.method(name, impl, sig(ty, ret=BOOL), model=model if numeric else None, never_panics=True)
+    equals_rows(rows, ty, numeric, scalar=True)
+
+
+def equals_rows(rows: Rows, ty: Ty, numeric: bool = False, scalar: bool = False) -> None:
+    """`eq` and `neq`, the `baml.ops.Equals` members every type has on the engine: `==` and
+    `!=` as methods (structural on arrays and maps, so without a model they fix what they read)."""
+    rows.method("eq", eq, sig(ty, ret=BOOL), model=EQ_MODEL if numeric else None, never_panics=scalar)
+    rows.method("neq", ne, sig(ty, ret=BOOL), model=NEQ_MODEL if numeric else None, never_panics=scalar)
 
 
 
