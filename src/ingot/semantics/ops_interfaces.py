@@ -29,7 +29,7 @@ EQUALS = "baml.ops.Equals"
 COMPARE = "baml.ops.Compare"
 
 # The operators a class implementing the interface dispatches: operator -> (interface, method).
-# `==`/`!=` dispatch only when the impl writes `eq` itself (`Resolver._register_operators`).
+# `==`/`!=` dispatch only when the impl writes `eq` itself (`Resolver._fill_impl` registers them).
 OPERATOR_METHODS = {
     "==": (EQUALS, "eq"),
     "!=": (EQUALS, "eq"),  # negated by the lowering
