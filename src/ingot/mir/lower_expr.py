@@ -3,6 +3,8 @@ the local holding its value: names, members, operators, literals, templates, lam
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ingot.mir import ir
 from ingot.mir.lower_base import (
     BINOPS,
@@ -145,16 +147,20 @@ class ExprLowerer(LowererBase):
             return self.rvalue_operand(read, e.span, self.type_of(e))
         # `a?.f`: null when `a` is null, else the field.
         obj = self.materialize(obj, e.span)
-        dest = self.temp(self.type_of(e))
-        is_null = self.rvalue_operand(ir.BinaryOp(ir.BinOp.EQ, obj, ir.Const(None)), e.span, BOOL)
-        null_bb, read_bb, join = self.new_block(), self.new_block(), self.new_block()
-        self.cfg.terminate(ir.Branch(is_null, null_bb, read_bb, e.span))
+        return self.unless_null(obj, self.type_of(e), e.span, lambda: read)
+
+    def unless_null(self, receiver: ir.Operand, ty: Ty, span: Span, value: Callable[[], ir.Rvalue]) -> ir.Operand:
+        """Null when `receiver` (materialized) is null, else `value()`, lowered only on that side."""
+        dest = self.temp(ty)
+        is_null = self.rvalue_operand(ir.BinaryOp(ir.BinOp.EQ, receiver, ir.Const(None)), span, BOOL)
+        null_bb, value_bb, join = self.new_block(), self.new_block(), self.new_block()
+        self.cfg.terminate(ir.Branch(is_null, null_bb, value_bb, span))
         self.switch_to(null_bb)
-        self.assign(dest, ir.Use(ir.Const(None)), e.span)
-        self.cfg.goto(join, e.span)
-        self.switch_to(read_bb)
-        self.assign(dest, read, e.span)
-        self.cfg.goto(join, e.span)
+        self.assign(dest, ir.Use(ir.Const(None)), span)
+        self.cfg.goto(join, span)
+        self.switch_to(value_bb)
+        self.assign(dest, value(), span)
+        self.cfg.goto(join, span)
         self.switch_to(join)
         return ir.Copy(dest)
 
@@ -222,7 +228,17 @@ class ExprLowerer(LowererBase):
         if info.target == "ctx.role":  # a marker the LLM client splits the rendered prompt at
             role = self.operands(info.args, e.span)[0]
             return self.rvalue_operand(ir.Format((ROLE_OPEN, role, ROLE_CLOSE)), e.span, STRING)
-        args = self.operands(info.args, e.span)
+        if isinstance(e.callee, A.FieldAccess) and e.callee.optional and info.kind != "value":
+            return self.optional_call(info, e)
+        return self.call_with(info, self.operands(info.args, e.span), e)
+
+    def optional_call(self, info: CallInfo, e: A.Call) -> ir.Operand:
+        """`s?.trim()`: null when the receiver is null, and then no other argument is evaluated."""
+        receiver = self.materialize(self.operand(info.args[0]), e.span)
+        return self.unless_null(receiver, self.type_of(e), e.span, lambda: ir.Use(
+            self.call_with(info, [receiver, *self.operands(info.args[1:], e.span)], e)))
+
+    def call_with(self, info: CallInfo, args: list[ir.Operand], e: A.Call) -> ir.Operand:
         if info.kind == "interface":
             return self.interface_call(info.target, args, e)
         if info.kind in ("function", "method"):

@@ -34,8 +34,11 @@ from ingot.semantics.types import (
     UnionT,
     expand,
     is_literal_union,
+    is_optional,
+    optional,
     union,
     widen,
+    without_null,
 )
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code
@@ -84,32 +87,38 @@ class CallChecker(CheckerBase):
             if base is not None:
                 return self.call_static(e, callee, base)
             obj_ty = self.expr(callee.obj, None)
-            fty = self.value_member(callee, obj_ty, called=True, err_span=e.span)
-            self.tp.types[callee] = fty
-            res = self.tp.members.get(callee)
-            if isinstance(res, MethodRef):
-                return self.call_item(e, self.items.functions[res.name], callee.obj)
-            if isinstance(res, InterfaceMethodRef):
-                first = self.items.implementors[res.interface][0]
-                ret = self.call_item(e, self.items.functions[f"{first}.{res.method}"], callee.obj)
-                info = self.tp.calls[e]
-                self.tp.calls[e] = CallInfo("interface", f"{res.interface}.{res.method}", info.args)
-                return ret
-            if isinstance(res, BuiltinMethodRef):
-                kind, name = res.key.split(".", 1)
-                sig = B.METHODS[kind][name]
-                receiver = expand(obj_ty, self.items)
-                key = res.key
-                if key == "array.sum" and isinstance(receiver, ListT) and widen(receiver.elem) == FLOAT:
-                    key = "array.sum_float"  # an empty float sum is -0.0, an empty int sum 0
-                ret = self.call_builtin(e, key, sig, callee.obj, receiver)
-                if key == "array.sort" and isinstance(receiver, ListT):
-                    self.sort_with_cmp(e, callee.obj, expand(receiver.elem, self.items))
-                return ret
-            # A field holding a function, or a member of a receiver already in error (ANY):
-            # checking `callee` again would report the receiver's error twice.
-            return self.call_value(e, fty)
+            ret = self.call_member(e, callee, obj_ty)
+            # `s?.trim()`: null when the receiver is (the lowering skips the call)
+            return optional(ret) if callee.optional and ret != ANY and is_optional(obj_ty, self.items) else ret
         fty = self.expr(callee, None)
+        return self.call_value(e, fty)
+
+    def call_member(self, e: A.Call, callee: A.FieldAccess, obj_ty: Ty) -> Ty:
+        """A call of a member of a value: a method, a built-in method, or a field holding a function."""
+        fty = self.value_member(callee, obj_ty, called=True, err_span=e.span)
+        self.tp.types[callee] = fty
+        res = self.tp.members.get(callee)
+        if isinstance(res, MethodRef):
+            return self.call_item(e, self.items.functions[res.name], callee.obj)
+        if isinstance(res, InterfaceMethodRef):
+            first = self.items.implementors[res.interface][0]
+            ret = self.call_item(e, self.items.functions[f"{first}.{res.method}"], callee.obj)
+            info = self.tp.calls[e]
+            self.tp.calls[e] = CallInfo("interface", f"{res.interface}.{res.method}", info.args)
+            return ret
+        if isinstance(res, BuiltinMethodRef):
+            kind, name = res.key.split(".", 1)
+            sig = B.METHODS[kind][name]
+            receiver = expand(without_null(obj_ty, self.items) if callee.optional else obj_ty, self.items)
+            key = res.key
+            if key == "array.sum" and isinstance(receiver, ListT) and widen(receiver.elem) == FLOAT:
+                key = "array.sum_float"  # an empty float sum is -0.0, an empty int sum 0
+            ret = self.call_builtin(e, key, sig, callee.obj, receiver)
+            if key == "array.sort" and isinstance(receiver, ListT):
+                self.sort_with_cmp(e, callee.obj, expand(receiver.elem, self.items))
+            return ret
+        # A field holding a function, or a member of a receiver already in error (ANY):
+        # checking `callee` again would report the receiver's error twice.
         return self.call_value(e, fty)
 
     def sort_with_cmp(self, e: A.Call, receiver: A.Expr, elem: Ty) -> None:
