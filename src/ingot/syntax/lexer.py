@@ -52,6 +52,14 @@ class TemplateHole:
 
 
 @dataclass(frozen=True, slots=True)
+class TemplateEscape:
+    """An escaped character inside a template (`\\n`): text, but not the source's own layout, so
+    the dedent of a multi-line template neither breaks lines at it nor trims it."""
+
+    char: str
+
+
+@dataclass(frozen=True, slots=True)
 class Token:
     kind: T
     text: str  # punctuation or identifier text; raw text for literals
@@ -263,7 +271,7 @@ class Lexer:
         """A backtick template: parts are str (literal) or TemplateHole."""
         text, end = self.text, self.end
         p = start + 1
-        parts: list[str | TemplateHole] = []
+        parts: list[str | TemplateHole | TemplateEscape] = []
         lit: list[str] = []
         while True:
             if p >= end:
@@ -277,7 +285,10 @@ class Lexer:
                 return Token(T.TEMPLATE, text[start : p + 1], start, p + 1, newline, parts)
             if c == "\\":
                 ch, p = self._escape(p)
-                lit.append(ch)
+                if lit:
+                    parts.append("".join(lit))
+                    lit = []
+                parts.append(TemplateEscape(ch))
             elif c == "$" and p + 1 < end and text[p + 1] == "{":
                 if lit:
                     parts.append("".join(lit))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, SourceFile, Span
-from ingot.syntax.lexer import LexError, T, TemplateHole, Token, tokenize
+from ingot.syntax.lexer import LexError, T, TemplateEscape, TemplateHole, Token, tokenize
 from ingot.syntax.parse_base import (
     ITEM_KEYWORDS,
     ParseError,
@@ -423,31 +423,42 @@ class Parser(ExprParser, StmtParser):
         return A.TemplateStmt(stmts, span)
 
 
-_HOLE = "\x00"  # stands for a `${...}` while the literal text is dedented
+_SPECIAL = "\x00"  # stands for a `${...}` or an escaped character while the literal text is dedented
 
 
-def dedent_template(parts: list[str | TemplateHole]) -> list[str | TemplateHole]:
-    """A multi-line template loses its common indentation and its surrounding blank space.
+def dedent_template(parts: list[str | TemplateHole | TemplateEscape]) -> list[str | TemplateHole]:
+    """A multi-line template loses its common indentation, its leading blank lines and its
+    trailing blank space; its line breaks are `\\n` even in a file written with `\\r\\n`.
 
-    As the engine does, before interpolation: `\n    a\n    b\n  ` is `a\nb`, while a
-    single-line template keeps its spaces and a first line without indentation
-    keeps every line as written. Interpolated values are never touched.
+    As the engine does, before interpolation: `\\n    a\\n    b\\n  ` is `a\\nb`, `   a\\n  b`
+    is ` a\\nb` (the first line keeps what is left of its indentation), a single-line template
+    keeps its spaces, and a line without indentation keeps every line as written. Only the
+    source's own layout counts: an escape (`\\n`, `\\t`) is text, like an interpolated value.
     """
-    literal = "".join(p if isinstance(p, str) else _HOLE for p in parts)
-    if "\n" not in literal:
-        return parts
-    lines = literal.split("\n")
-    indents = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip(" \t")]
-    margin = min(indents) if indents else 0
-    text = "\n".join(line[margin:] if line.strip(" \t") else line.lstrip(" \t") for line in lines)
-    text = text.strip(" \t\r\n")
-    holes = iter(p for p in parts if not isinstance(p, str))
+    specials = [p for p in parts if not isinstance(p, str)]
+    literal = "".join(p.replace("\r\n", "\n") if isinstance(p, str) else _SPECIAL for p in parts)
+    if "\n" in literal:
+        lines = literal.split("\n")
+        indents = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip(" \t")]
+        margin = min(indents) if indents else 0
+        text = "\n".join(line[margin:] if line.strip(" \t") else "" for line in lines)
+        literal = text.lstrip("\n").rstrip(" \t\r\n")
     out: list[str | TemplateHole] = []
-    for i, piece in enumerate(text.split(_HOLE)):
+    text = ""  # the literal text since the last hole
+    pending = iter(specials)
+    for i, piece in enumerate(literal.split(_SPECIAL)):
         if i:
-            out.append(next(holes))
-        if piece:
-            out.append(piece)
+            special = next(pending)
+            if isinstance(special, TemplateEscape):
+                text += special.char
+            else:
+                if text:
+                    out.append(text)
+                out.append(special)
+                text = ""
+        text += piece
+    if text:
+        out.append(text)
     return out
 
 
