@@ -119,6 +119,8 @@ class Coverage:
             return all((t.name, v) in self.variants for v in self.enum_variants(t.name))
         if t == BOOL:
             return (bool, True) in self.literals and (bool, False) in self.literals
+        if isinstance(t, Lit):  # a member of a literal union: `"a" | "b"`, `1 | 2`
+            return (type(t.value), t.value) in self.literals
         return False
 
     def missing(self, strict: bool = False) -> list[Ty]:
