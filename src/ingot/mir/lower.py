@@ -188,8 +188,9 @@ class Lowerer(ExprLowerer, PatternLowerer):
             place: ir.Place = ir.LocalPlace(local)
             current: ir.Rvalue = ir.Use(ir.Copy(local))
         elif isinstance(target, A.FieldAccess):
-            ref = self.tp.members[target]
-            assert isinstance(ref, FieldRef)
+            ref = self.tp.members.get(target)
+            if not isinstance(ref, FieldRef):  # a member of a value whose type is erased (`Box<T>`'s `T`)
+                raise self.unsupported("assigning to a member of a value of a generic type", target.span)
             base = self.local_of(self.operand(target.obj), target.span)
             place = ir.FieldPlace(base, ref.cls, ref.index, target.name)
             current = ir.ReadField(ir.Copy(base), ref.cls, ref.index, target.name)

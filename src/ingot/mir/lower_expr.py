@@ -141,6 +141,8 @@ class ExprLowerer(LowererBase):
             read: ir.Rvalue = ir.ReadField(obj, res.cls, res.index, e.name)
         elif isinstance(res, MethodRef):
             read = ir.BoundMethod(res.name, obj)
+        elif res is None:  # the checker knew no type for the value (`Box<T>`'s `T` is erased)
+            raise self.unsupported("a member of a value of a generic type", e.span)
         else:
             raise self.unsupported("a built-in method as a value", e.span)
         if not e.optional:

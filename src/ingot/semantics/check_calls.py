@@ -214,7 +214,21 @@ class CallChecker(CheckerBase):
             self.tp.calls[e] = CallInfo("method", fn.name, [receiver, *args])
         else:
             self.tp.calls[e] = CallInfo("function", fn.name, args)
-        return fn.ret
+        return self.instantiated_return(fn, args) if fn.generic is not None else fn.ret
+
+    def instantiated_return(self, fn: FuncItem, args: list[A.Expr]) -> Ty:
+        """A generic function's result type at a call: each type parameter bound to the union of
+        what the arguments give it (`Pick(Ver { ... })` is a `Ver`); one no argument binds is `ANY`.
+        (The engine rejects arguments that bind one parameter to different types, E0155; the
+        union accepts them, as the erased body runs them.)"""
+        assert fn.generic is not None
+        bound: dict[str, Ty] = {}
+        for pattern, arg in zip(fn.generic.params, args):
+            env: dict[str, Ty] = {}
+            unify(pattern, self.tp.types.get(arg, ANY), env)
+            for name, ty in env.items():
+                bound[name] = union([bound[name], ty]) if name in bound else ty
+        return strip_unbound(subst(fn.generic.ret, bound))
 
     def call_builtin(self, e: A.Call, key: str, sig: B.Signature, receiver: A.Expr | None,
                      receiver_ty: Ty | None) -> Ty:

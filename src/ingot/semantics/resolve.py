@@ -23,6 +23,7 @@ from ingot.semantics.types import (
     Lit,
     MapT,
     Ty,
+    TypeVar,
     optional,
     union,
 )
@@ -78,6 +79,11 @@ class FuncItem:
     @property
     def is_llm(self) -> bool:
         return isinstance(self.decl.body, A.LlmBody)
+
+    # A generic function's signature with its own type parameters as `TypeVar`s (None for
+    # others): a call binds them from its arguments to type its result (`Pick(v)` is `v`'s
+    # type), while the body is checked with them erased (`ANY`).
+    generic: FuncT | None = None
 
     def func_type(self) -> FuncT:
         return FuncT(tuple(p.ty for p in self.params), self.ret)
@@ -157,6 +163,7 @@ class Resolver:
         # Type parameters in scope (`T` of `class Box<T>`, `function First<T>`): generics are
         # checked by erasure, a type parameter standing for any type.
         self.type_params: frozenset[str] = frozenset()
+        self.type_vars: frozenset[str] = frozenset()  # type parameters kept as `TypeVar`s (`_generic_signature`)
         # The class whose method is being resolved or checked: `Self` names it.
         self.self_class: str | None = None
         self._first_def: dict[str, tuple[str, Span]] = {}
@@ -427,9 +434,21 @@ class Resolver:
             params = [ParamInfo(p.name, self.resolve_param_type(p.type) if p.type else ANY, p.default)
                       for p in decl.params]
             ret = self.resolve_type(decl.ret) if decl.ret else ANY
+            generic = self._generic_signature(decl) if decl.type_params else None
         finally:
             self.type_params, self.self_class = outer, outer_class
-        self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self)
+        self.items.functions[name] = FuncItem(name, params, ret, decl, owner, decl.has_self, generic)
+
+    def _generic_signature(self, decl: A.Function) -> FuncT:
+        """`decl`'s parameter and return types with its own type parameters as `TypeVar`s (the
+        types were resolved once already: their errors are not reported again)."""
+        reported, self.type_vars = len(self.diagnostics), frozenset(decl.type_params)
+        try:
+            return FuncT(tuple(self.resolve_param_type(p.type) if p.type else ANY for p in decl.params),
+                         self.resolve_type(decl.ret) if decl.ret else ANY)
+        finally:
+            self.type_vars = frozenset()
+            del self.diagnostics[reported:]
 
     # -- type expressions -----------------------------------------------------
     def resolve_param_type(self, t: A.TypeExpr) -> Ty:
@@ -464,6 +483,8 @@ class Resolver:
         items, name = self.items, t.name
         for arg in t.args:  # erased, but they must name types
             self.resolve_type(arg)
+        if name in self.type_vars:
+            return TypeVar(name)
         if name in self.type_params:
             return ANY
         if name == "Self" and self.self_class is not None:
