@@ -255,7 +255,9 @@ class ExprParser(ParserBase):
         a, b = self.peek(1), self.peek(2)
         if a.is_("}"):
             return True
-        if a.kind in (T.STRING, T.INT, T.FLOAT, T.TEMPLATE) or a.is_("true") or a.is_("false"):
+        # `{key: 1}` with `key` a variable too: the key is its value, as on the engine (a block
+        # cannot start with `name:`, there are no labels)
+        if a.kind in (T.STRING, T.INT, T.FLOAT, T.TEMPLATE, T.IDENT) or a.is_("true") or a.is_("false"):
             return b.is_(":")
         if a.is_("-") and b.kind is T.INT:
             return self.peek(3).is_(":")
