@@ -33,7 +33,7 @@ from ingot.semantics.hir import (
     TypedProgram,
 )
 from ingot.semantics.resolve import Items
-from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, Ty
+from ingot.semantics.types import ANY, BOOL, INT, NULL, STRING, ListT, Ty, expand, widen
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Diagnostic, Span
 
@@ -260,7 +260,7 @@ class Lowerer(ExprLowerer, PatternLowerer):
         self.switch_to(exit_bb)
 
     def for_in(self, s: A.ForIn) -> None:
-        seq = self.local_of(self.materialize(self.operand(s.iterable), s.span), s.span)
+        seq = self.local_of(self.materialize(self.iterated(s.iterable), s.span), s.span)
         idx = self.temp(INT)
         self.assign(idx, ir.Use(ir.Const(0)), s.span)
         header, body_bb, latch, exit_bb = (self.new_block() for _ in range(4))
@@ -288,6 +288,17 @@ class Lowerer(ExprLowerer, PatternLowerer):
         self.assign(idx, ir.BinaryOp(ir.BinOp.ADD, ir.Copy(idx), ir.Const(1)), s.span)
         self.cfg.goto(header, s.span)
         self.switch_to(exit_bb)
+
+    def iterated(self, e: A.Expr) -> ir.Operand:
+        """The array a `for` runs over: `e` itself, or a string's characters (`chars()`)."""
+        seq = self.operand(e)
+        if widen(expand(self.type_of(e), self.items)) != STRING:
+            return seq
+        chars = self.temp(ListT(STRING))
+        nxt = self.new_block()
+        self.cfg.terminate(ir.Call(ir.BuiltinCallee("string.chars"), (seq,), chars, nxt, e.span))
+        self.switch_to(nxt)
+        return ir.Copy(chars)
 
     # -- conditions ---------------------------------------------------------------
     def branch_on(self, cond: A.Expr, then_bb: ir.BlockId, else_bb: ir.BlockId) -> None:

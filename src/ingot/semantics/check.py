@@ -302,6 +302,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             return union(m.elem for m in parts if isinstance(m, ListT))
         if t == ANY:
             return ANY
+        if widen(t) == STRING:  # a string's characters (code points), as `chars()` gives them
+            return STRING
         if isinstance(t, MapT):
             self.error(Code.NOT_CALLABLE, f"cannot iterate over type `{it}`", span)
             return ANY
