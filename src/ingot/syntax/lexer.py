@@ -123,7 +123,9 @@ class Lexer:
                 doc = []
             ch = text[self.pos]
             start = self.pos
-            if ch.isascii() and (ch.isalpha() or ch == "_"):
+            if ch == "r" and self.pos + 1 < end and text[self.pos + 1] == '"':
+                tok = self._raw_string(start, newline)
+            elif ch.isascii() and (ch.isalpha() or ch == "_"):
                 tok = self._ident(start, newline)
             elif ch.isdigit():
                 tok = self._number(start, newline)
@@ -266,6 +268,22 @@ class Lexer:
             else:
                 out.append(c)
                 p += 1
+
+    def _raw_string(self, start: int, newline: bool) -> Token:
+        """`r"C:\\path\\n"`: the text as written. As in Python's raw strings, a backslash keeps the
+        character after it from closing the string, and both stay in the text (`r"a\\"b"` is `a\\"b`)."""
+        text, end = self.text, self.end
+        p = start + 2
+        while True:
+            if p >= end:
+                eof = len(self.text[:end].rstrip())
+                raise LexError(Diagnostic(Code.SYNTAX, "unexpected token", Span(self.src, eof, eof),
+                                          "expected `Unclosed raw string literal`, found `EOF`"))
+            c = text[p]
+            if c == '"':
+                self.pos = p + 1
+                return Token(T.STRING, text[start : p + 1], start, p + 1, newline, text[start + 2 : p])
+            p += 2 if c == "\\" else 1
 
     def _template(self, start: int, newline: bool) -> Token:
         """A backtick template: parts are str (literal) or TemplateHole."""
