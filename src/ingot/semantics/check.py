@@ -316,7 +316,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             ty = self.expr(s.value, target_ty)
         else:
             vty = self.expr(s.value, None)
-            ty = self.binary_type(s.op, target_ty, vty, s.span)
+            # (the engine points at the right-hand side: `t += 1` on a string is an error at `1`)
+            ty = self.binary_type(s.op, target_ty, vty, s.value.span)
         if target_ty != ANY:
             self.expect_value(s.value, ty, target_ty, s.value.span)
         if isinstance(s.target, A.Name):
