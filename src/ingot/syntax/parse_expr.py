@@ -87,7 +87,7 @@ class ExprParser(ParserBase):
         if self.eat(","):
             self.name_ident("a context binding")
         self.expect(")")
-        arms = self.parse_arms()
+        arms = self.parse_arms(guards=False)
         return A.Catch(expr, binding.text, arms, self.span(start))
 
     def parse_unary(self, no_class_lit: bool) -> A.Expr:
@@ -376,13 +376,17 @@ class ExprParser(ParserBase):
         arms = self.parse_arms()
         return A.Match(scrutinee, arms, self.span(start))
 
-    def parse_arms(self) -> list[A.MatchArm]:
+    def parse_arms(self, guards: bool = True) -> list[A.MatchArm]:
+        """A `match`'s arms, or (`guards` False) a `catch`'s, which take no `if` guard on the engine."""
         self.expect("{")
         arms: list[A.MatchArm] = []
         while not self.at("}"):
             start = self.tok.start
             pattern = self.parse_pattern()
             guard = None
+            if not guards and not self.at("=>"):
+                raise self.error("unexpected token",
+                                 primary=f"expected `'=>' after catch pattern`, found `{describe(self.tok)}`")
             if self.at("if"):
                 self.advance()
                 guard = self.parse_expr()
