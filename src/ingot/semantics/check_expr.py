@@ -458,7 +458,8 @@ class ExprChecker(CheckerBase):
 
     def class_lit(self, e: A.ClassLit) -> Ty:
         cls = self.items.classes.get(e.name)
-        if cls is None or cls.decl is None:
+        # (a built-in error or panic class has no declaration, and is constructed all the same)
+        if cls is None or (cls.decl is None and not e.name.startswith("baml.")):
             self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {e.name}", e.name_span)
             for _, value, _ in e.fields:
                 self.expr(value, None)

@@ -228,6 +228,8 @@ class ExprParser(ParserBase):
             if text in ("let", "while", "for", "function", "class", "enum"):
                 raise self.error("unexpected token",
                                  primary=f"expected an expression, found keyword `{text}`")
+            if text == "baml" and not no_class_lit and (qualified := self.qualified_class_name()) is not None:
+                return self.parse_class_lit(qualified)
             self.advance()
             if self.at("<") and self.looks_like_type_args():
                 self.parse_type_args()  # checked by erasure: type arguments are not kept
@@ -263,8 +265,23 @@ class ExprParser(ParserBase):
             return self.peek(3).is_(":")
         return False
 
-    def looks_like_class_lit(self) -> bool:
-        a, b = self.peek(1), self.peek(2)
+    def qualified_class_name(self) -> Token | None:
+        """At `baml`: a built-in class's name before a class literal (`baml.errors.InvalidArgument
+        { message: "empty" }`), consumed and returned as one token; None (nothing consumed) otherwise."""
+        j = 1
+        while self.peek(j).is_(".") and self.peek(j + 1).kind is T.IDENT:
+            j += 2
+        if j == 1 or not self.peek(j).is_("{") or not self.looks_like_class_lit(j):
+            return None
+        first, last = self.tok, self.peek(j - 1)
+        name = "".join(self.peek(k).text for k in range(j))
+        for _ in range(j):
+            self.advance()
+        return Token(T.IDENT, name, first.start, last.end, first.newline_before)
+
+    def looks_like_class_lit(self, at: int = 0) -> bool:
+        """At the `{` after a class's name (or `at` tokens before it): do a class literal's fields follow?"""
+        a, b = self.peek(at + 1), self.peek(at + 2)
         if a.is_("}") or a.is_("..."):
             return True
         return a.kind is T.IDENT and (b.is_(":") or b.is_(",") or b.is_("}"))
