@@ -490,6 +490,11 @@ class ExprChecker(CheckerBase):
     def lambda_(self, e: A.Lambda, expected: Ty | None) -> Ty:
         exp = expand(expected, self.items) if expected is not None else None
         exp_params = exp.params if isinstance(exp, FuncT) else ()
+        miscounted = isinstance(exp, FuncT) and len(e.params) != len(exp_params)
+        if miscounted:
+            # (as the engine: the count is the error, not a mismatch of function types as well)
+            self.error(Code.BAD_ARGUMENTS, f"expected {len(exp_params)} argument(s), got {len(e.params)}", e.span)
+            exp_params = ()
         params: list[tuple[str, Ty, object, Span]] = []
         for i, p in enumerate(e.params):
             if p.type is not None:
@@ -502,7 +507,7 @@ class ExprChecker(CheckerBase):
         ret = self.resolver.resolve_type(e.ret) if e.ret is not None else None
         self.tp.lambda_captures.setdefault(e, [])
         body_ret = self.check_body(e, e.body, ret, params)
-        return FuncT(tuple(t for _, t, _, _ in params), body_ret)
+        return ANY if miscounted else FuncT(tuple(t for _, t, _, _ in params), body_ret)
 
 
 def _hole_span(template: A.Template, part: A.Expr) -> Span | None:
