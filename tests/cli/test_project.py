@@ -76,7 +76,7 @@ def test_diagnostics_and_traces_name_each_file(project: Path) -> None:
     with pytest.raises(ingot.CompileError) as info:
         ingot.load(project / "baml_src")
     where = {(d.code.value, d.span.file, d.span.start.line, d.span.start.column) for d in info.value.diagnostics}
-    assert {("E0002", "models.baml", 5, 8), ("E0004", "functions.baml", 30, 5)} <= where
+    assert {("E0002", "models.baml", 5, 8), ("E0004", "functions.baml", 30, 14)} <= where  # at the right-hand side, as the engine
     program = ingot.load(SRC)
     with pytest.raises(ingot.BamlError) as raised:
         program.call("Decide", order=order(items=[{"sku": "x", "quantity": 0, "unit_price_cents": 1}]),
