@@ -118,6 +118,7 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
         finally:
             self.pop_scope()
             self.frames.pop()
+        self.report_unsettled(owner)
         if frame.ret is None:
             return widen(union(frame.returns))
         return frame.ret
@@ -179,14 +180,17 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
                            "an item, or a type parameter", s.span.source.span(s.span.start_offset, s.name_span.end_offset),
                            "`root` is this package")
             declared = self.resolver.resolve_type(s.type) if s.type else None
-            ty = self.expr(s.value, declared)
+            empty = declared is None and _is_empty_collection(s.value)
+            ty = self.expr(s.value, ListT(ANY) if empty and isinstance(s.value, A.ArrayLit) else declared)
             if declared is not None:
                 self.expect_value(s.value, ty, declared, s.value.span)
                 var_ty = declared
             else:
-                var_ty = self.let_type(s, ty)
+                var_ty = ty if empty else self.let_type(s, ty)
             var = self.declare(s.name, var_ty, s.name_span)
             self.tp.bindings[s] = var
+            if empty:
+                self.unsettled[var] = s.value
             if declared is not None and ty != NEVER and not isinstance(ty, Special):
                 narrowed = self.narrow_to(declared, ty)
                 if narrowed is not None:
@@ -275,6 +279,17 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             self.scopes[-1][name] = var
         return ty == NEVER
 
+    def settle_by_assignment(self, target: A.Expr, ty: Ty) -> None:
+        """`xs = [1]`, `xs[0] = 1`, `m["a"] = 1` fix an unsettled collection's type."""
+        if isinstance(target, A.Name):
+            self.settle(target, widen(ty))
+        elif isinstance(target, A.Index):
+            holder = expand(self.tp.types.get(target.obj, ANY), self.items)
+            if isinstance(holder, MapT):
+                self.settle(target.obj, MapT(widen(self.tp.types.get(target.index, ANY)), widen(ty)))
+            elif isinstance(holder, ListT):
+                self.settle(target.obj, ListT(widen(ty)))
+
     def let_type(self, s: A.Let, ty: Ty) -> Ty:
         if isinstance(s.value, A.MapLit) and not s.value.entries:
             self.error(Code.ANNOTATION_NEEDED, "type annotations needed", s.value.span,
@@ -313,13 +328,16 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
     def assign(self, s: A.Assign) -> None:
         target_ty = self.place(s.target)
         if s.op is None:
-            ty = self.expr(s.value, target_ty)
+            unsettled = isinstance(s.target, A.Name) and self.lookup(s.target.ident) in self.unsettled
+            ty = self.expr(s.value, None if unsettled else target_ty)  # (`xs = [1]` gives `xs` its type)
         else:
             vty = self.expr(s.value, None)
             # (the engine points at the right-hand side: `t += 1` on a string is an error at `1`)
             ty = self.binary_type(s.op, target_ty, vty, s.value.span)
         if target_ty != ANY:
             self.expect_value(s.value, ty, target_ty, s.value.span)
+        if s.op is None:
+            self.settle_by_assignment(s.target, ty)
         if isinstance(s.target, A.Name):
             var = self.lookup(s.target.ident)
             if var is not None:
@@ -363,3 +381,7 @@ def check_module(module: A.Module, allow_any: bool = False) -> tuple[TypedProgra
 
 
 __all__ = ["check_module", "Checker", "EnumT", "INT", "FLOAT"]
+
+
+def _is_empty_collection(e: A.Expr) -> bool:
+    return (isinstance(e, A.ArrayLit) and not e.elements) or (isinstance(e, A.MapLit) and not e.entries)

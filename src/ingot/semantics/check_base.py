@@ -12,13 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ingot.semantics.hir import (
+    LocalRef,
     LocalVar,
     TypedProgram,
 )
 from ingot.semantics.resolve import FuncItem, Items, Resolver
 from ingot.semantics.types import (
+    ANY,
     NULL,
     ClassT,
+    FuncT,
     ListT,
     MapT,
     Ty,
@@ -64,6 +67,10 @@ class CheckerBase:
         self.forgets = 0  # how many times `forget` ran: facts computed before then may be stale
         self.frames: list[Frame] = []
         self.in_prompt = False
+        # Variables bound to an empty `[]` or `{}` without an annotation, and the literal: their
+        # element types come from the first use that fixes them (`settle`), as the engine infers
+        # them; one that no use fixes is E0155 at the end of its function (`report_unsettled`).
+        self.unsettled: dict[LocalVar, A.Expr] = {}
 
     # -- reporting ------------------------------------------------------------
     def error(self, code: Code, message: str, span: Span, primary: str | None = None) -> None:
@@ -102,6 +109,27 @@ class CheckerBase:
             if var in facts:
                 return facts[var]
         return var.ty
+
+    def settle(self, e: A.Expr, ty: Ty) -> Ty | None:
+        """Fix the type of the unsettled variable `e` names to `ty` (an array or map type with
+        known elements); the type fixed, or None when `e` is no such variable or `ty` no such type."""
+        ref = self.tp.names.get(e) if isinstance(e, A.Name) else None
+        var = ref.var if isinstance(ref, LocalRef) else None
+        t = expand(ty, self.items)
+        if var is None or var not in self.unsettled or not isinstance(t, (ListT, MapT)) or has_any(t):
+            return None
+        del self.unsettled[var]
+        var.ty = ty
+        return ty
+
+    def report_unsettled(self, owner: object) -> None:
+        """E0155 for the variables of `owner`'s frame whose empty collection no use gave a type."""
+        for var, literal in list(self.unsettled.items()):
+            if var.owner is owner:
+                del self.unsettled[var]
+                self.error(Code.ANNOTATION_NEEDED, "type annotations needed", literal.span, None)
+                full = "`!error[]`" if isinstance(literal, A.ArrayLit) else "`map<string, !error>`"
+                self.diagnostics[-1].notes.append(f"full type: {full}")
 
     def apply_facts(self, facts: Facts) -> None:
         self.narrowed[-1].update(facts)
@@ -224,3 +252,18 @@ class CheckerBase:
 
     def pattern(self, p: A.Pattern, scrut: Ty) -> list[tuple[str, LocalVar]]:
         raise NotImplementedError
+
+
+def has_any(t: Ty) -> bool:
+    """Does `t` hold the unknown type anywhere (`int[]` does not, `map<string, unknown>` does)?"""
+    if t == ANY:
+        return True
+    if isinstance(t, ListT):
+        return has_any(t.elem)
+    if isinstance(t, MapT):
+        return has_any(t.key) or has_any(t.value)
+    if isinstance(t, UnionT):
+        return any(has_any(m) for m in t.members)
+    if isinstance(t, FuncT):
+        return any(has_any(p) for p in t.params) or has_any(t.ret)
+    return False

@@ -114,12 +114,23 @@ class CallChecker(CheckerBase):
             if key == "array.sum" and isinstance(receiver, ListT) and widen(receiver.elem) == FLOAT:
                 key = "array.sum_float"  # an empty float sum is -0.0, an empty int sum 0
             ret = self.call_builtin(e, key, sig, callee.obj, receiver)
+            self.settle_by_call(callee.obj, receiver, sig, [a.value for a in e.args])
             if key == "array.sort" and isinstance(receiver, ListT):
                 self.sort_with_cmp(e, callee.obj, expand(receiver.elem, self.items))
             return ret
         # A field holding a function, or a member of a receiver already in error (ANY):
         # checking `callee` again would report the receiver's error twice.
         return self.call_value(e, fty)
+
+    def settle_by_call(self, obj: A.Expr, receiver: Ty, sig: B.Signature, args: list[A.Expr]) -> None:
+        """`xs.push(1)`, `m.set("a", 1)`: a method taking elements fixes an unsettled collection's type."""
+        env: dict[str, Ty] = {}
+        for pattern, arg in zip(sig.params, args):
+            unify(pattern, self.tp.types.get(arg, ANY), env)
+        if isinstance(receiver, ListT) and "T" in env:
+            self.settle(obj, ListT(env["T"]))
+        elif isinstance(receiver, MapT) and "K" in env and "V" in env:
+            self.settle(obj, MapT(env["K"], env["V"]))
 
     def sort_with_cmp(self, e: A.Call, receiver: A.Expr, elem: Ty) -> None:
         """`xs.sort()` on instances of a class implementing `baml.ops.Compare` is the prelude's

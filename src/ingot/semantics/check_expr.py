@@ -93,7 +93,9 @@ class ExprChecker(CheckerBase):
         if isinstance(e, A.Template):
             return self.template(e)
         if isinstance(e, A.Name):
-            return self.name(e)
+            ty = self.name(e)
+            # an unsettled `[]` where a typed array is expected (returned, passed) has that type
+            return (self.settle(e, expected) or ty) if expected is not None else ty
         if isinstance(e, A.FieldAccess):
             return self.member(e)
         if isinstance(e, A.Index):
