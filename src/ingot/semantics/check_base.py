@@ -21,13 +21,13 @@ from ingot.semantics.types import (
     ANY,
     NULL,
     ClassT,
-    FuncT,
     ListT,
     MapT,
     Ty,
     UnionT,
     assignable,
     expand,
+    holds,
 )
 from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, Span
@@ -256,14 +256,4 @@ class CheckerBase:
 
 def has_any(t: Ty) -> bool:
     """Does `t` hold the unknown type anywhere (`int[]` does not, `map<string, unknown>` does)?"""
-    if t == ANY:
-        return True
-    if isinstance(t, ListT):
-        return has_any(t.elem)
-    if isinstance(t, MapT):
-        return has_any(t.key) or has_any(t.value)
-    if isinstance(t, UnionT):
-        return any(has_any(m) for m in t.members)
-    if isinstance(t, FuncT):
-        return any(has_any(p) for p in t.params) or has_any(t.ret)
-    return False
+    return holds(t, lambda m: m == ANY)

@@ -33,6 +33,7 @@ from ingot.semantics.types import (
     TypeVar,
     UnionT,
     expand,
+    holds,
     is_literal_union,
     is_optional,
     optional,
@@ -348,17 +349,7 @@ def without_null_simple(t: Ty) -> Ty:
 
 
 def has_typevar(t: Ty) -> bool:
-    if isinstance(t, TypeVar):
-        return True
-    if isinstance(t, ListT):
-        return has_typevar(t.elem)
-    if isinstance(t, MapT):
-        return has_typevar(t.key) or has_typevar(t.value)
-    if isinstance(t, FuncT):
-        return any(has_typevar(p) for p in t.params) or has_typevar(t.ret)
-    if isinstance(t, UnionT):
-        return any(has_typevar(m) for m in t.members)
-    return False
+    return holds(t, lambda m: isinstance(m, TypeVar))
 
 
 def strip_unbound(t: Ty) -> Ty:

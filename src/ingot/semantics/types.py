@@ -9,7 +9,7 @@ internals) and `NEVER` (the type of `return`, `throw`, `break`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol, Union
 
@@ -285,3 +285,18 @@ def assignable(src: Ty, dst: Ty, env: TypeEnv, _depth: int = 0) -> bool:
 
 def display(t: Ty) -> str:
     return str(t)
+
+
+def holds(t: Ty, test: Callable[[Ty], bool]) -> bool:
+    """Does `t`, or a type inside it (an element, a key, a member, a parameter), pass `test`?"""
+    if test(t):
+        return True
+    if isinstance(t, ListT):
+        return holds(t.elem, test)
+    if isinstance(t, MapT):
+        return holds(t.key, test) or holds(t.value, test)
+    if isinstance(t, UnionT):
+        return any(holds(m, test) for m in t.members)
+    if isinstance(t, FuncT):
+        return any(holds(p, test) for p in t.params) or holds(t.ret, test)
+    return False
