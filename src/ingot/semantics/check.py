@@ -13,6 +13,8 @@ values dynamically anyway.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ingot.semantics.check_base import CheckAbort, Facts, Frame
 from ingot.semantics.check_calls import CallChecker
 from ingot.semantics.check_expr import ExprChecker
@@ -227,7 +229,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
         if isinstance(s, A.While):
             true_facts, _ = self.condition(s.cond)
             self.loop_body(s.body, true_facts)
-            return False
+            # `while (true)` that no `break` leaves ends only by `return` or `throw`
+            return isinstance(s.cond, A.BoolLit) and s.cond.value and not _breaks_out(s.body)
         if isinstance(s, A.ForC):
             self.push_scope()
             try:
@@ -385,3 +388,17 @@ __all__ = ["check_module", "Checker", "EnumT", "INT", "FLOAT"]
 
 def _is_empty_collection(e: A.Expr) -> bool:
     return (isinstance(e, A.ArrayLit) and not e.elements) or (isinstance(e, A.MapLit) and not e.entries)
+
+
+def _breaks_out(body: A.Block) -> bool:
+    """Does a `break` in `body` leave the loop it is the body of (not an inner loop's, not a lambda's)?"""
+    todo: list[object] = [body]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, A.Break):
+            return True
+        if isinstance(x, (list, tuple)):
+            todo.extend(x)
+        elif type(x).__module__ == A.__name__ and not isinstance(x, (A.While, A.ForC, A.ForIn, A.Lambda)):
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))  # type: ignore[arg-type]
+    return False
