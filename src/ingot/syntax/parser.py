@@ -82,11 +82,29 @@ class Parser(ExprParser, StmtParser):
         if t.is_("@@") or t.is_("@"):
             raise self.error("attributes must be inside a class, enum or function",
                              code=Code.MISPLACED_ATTRIBUTE)
-        if t.kind is T.IDENT and t.text in ("generator", "retry_policy", "template_string"):
+        if t.is_("generator") and (self.peek().is_("{") or (self.peek().kind is T.IDENT and self.peek(2).is_("{"))):
+            self.skip_generator()
+            return None
+        if t.kind is T.IDENT and t.text in ("retry_policy", "template_string"):
             raise self.error("removed language feature", code=Code.REMOVED_FEATURE,
                              primary=f"`{t.text}` blocks are not part of this BAML")
         raise self.error("unexpected token",
                          primary=f"expected an item (`function`, `class`, `enum`, ...), found `{describe(t)}`")
+
+    def skip_generator(self) -> None:
+        """`generator target { output_type "python/pydantic" ... }`: the settings of the engine's
+        client code generators, which the engine reads (whatever they hold) and ingot, which
+        generates no client code, does not: skipped, balanced braces and all."""
+        self.advance()
+        if self.tok.kind is T.IDENT:
+            self.advance()
+        depth = 0
+        while self.tok.kind is not T.EOF:
+            t = self.advance()
+            depth += 1 if t.is_("{") else -1 if t.is_("}") else 0
+            if depth == 0:
+                return
+        raise self.error("unexpected token", primary="expected `'}'`, found `EOF`")
 
     # -- attributes ---------------------------------------------------------
     def parse_attributes(self, block: bool) -> list[A.Attribute]:
