@@ -221,7 +221,7 @@ class Parser(ExprParser, StmtParser):
         abstract = abstract_ok and not self.at("{")
         if abstract:
             body = A.Block([], None, self.span(start))
-        elif self.at("{") and self.peek().is_("client") and self.peek(2).is_(":"):
+        elif self.at("{") and (self.peek().is_("client") or self.peek().is_("prompt")) and self.peek(2).is_(":"):
             body = self.parse_llm_body()
         else:
             body = self.parse_block(function_body=True)
@@ -242,23 +242,35 @@ class Parser(ExprParser, StmtParser):
         return A.Param(name.text, ty, default, self.span(name.start), attrs)
 
     def parse_llm_body(self) -> A.LlmBody:
+        """`{ client: C  prompt: `...` }`: the two fields in either order, each once, apart by a
+        newline (or nothing) but not by `,` or `;`, as on the engine."""
         start = self.expect("{").start
-        self.expect("client")
-        self.expect(":")
+        fields: dict[str, A.Expr] = {}
+        while not self.at("}") and self.tok.kind is not T.EOF:
+            name = self.tok
+            if not (name.is_("client") or name.is_("prompt")):
+                raise self.error("unexpected token", primary=f"expected `client` or `prompt`, found `{describe(name)}`")
+            if name.text in fields:
+                raise self.error("unexpected token", primary=f"expected `Duplicate '{name.text}' field`, "
+                                 f"found `{name.text}`")
+            self.advance()
+            self.expect(":")
+            fields[name.text] = self.parse_llm_client() if name.text == "client" else self.parse_expr()
+            if self.at(",") or self.at(";"):
+                raise self.error("invalid syntax", primary=f"unexpected `{self.tok.text}` between LLM function "
+                                 "fields; separate `client` and `prompt` with a newline")
+        for required in ("client", "prompt"):
+            if required not in fields:
+                raise self.error("unexpected token", primary=f"expected `LLM function missing '{required}' field`, "
+                                 f"found `{describe(self.tok)}`")
+        self.expect("}")
+        return A.LlmBody(fields["client"], fields["prompt"], self.span(start))
+
+    def parse_llm_client(self) -> A.Expr:
         if self.tok.kind is T.STRING:
             t = self.advance()
-            client: A.Expr = A.StringLit(str(t.value), self.span(t.start, t.end))
-        else:
-            client = self.parse_postfix(self.parse_primary())
-        self.eat(",")
-        self.eat(";")
-        self.expect("prompt")
-        self.expect(":")
-        prompt = self.parse_expr()
-        self.eat(",")
-        self.eat(";")
-        self.expect("}")
-        return A.LlmBody(client, prompt, self.span(start))
+            return A.StringLit(str(t.value), self.span(t.start, t.end))
+        return self.parse_postfix(self.parse_primary())
 
     # -- classes and enums --------------------------------------------------
     def parse_class(self, doc: str | None) -> A.ClassDecl:
