@@ -24,6 +24,7 @@ from ingot.semantics.types import (
     MapT,
     Ty,
     TypeVar,
+    VariantT,
     optional,
     union,
 )
@@ -428,6 +429,11 @@ class Resolver:
         name = decl.name if owner is None else f"{owner}.{decl.name}"
         if owner is None and self.items.functions.get(name) is not None:
             return
+        seen: set[str] = set()
+        for p in decl.params:
+            if p.name in seen:
+                self.error(Code.DUPLICATE_FIELD, f"duplicate parameter `{p.name}` in `{decl.name}`", p.span)
+            seen.add(p.name)
         outer, self.type_params = self.type_params, self.generic_scope(decl, owner)
         outer_class, self.self_class = self.self_class, owner
         try:
@@ -495,6 +501,9 @@ class Resolver:
             return ClassT(name)
         if name in items.enums:
             return EnumT(name)
+        enum, _, variant = name.rpartition(".")
+        if enum in items.enums and any(v.name == variant for v in items.enums[enum].variants):
+            return VariantT(enum, variant)  # `-> C.A`: the one variant, as the engine allows
         if name in items.aliases or name in items.alias_types:
             return AliasT(name)
         if self.allow_any and name in ("any", "unknown"):

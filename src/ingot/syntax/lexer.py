@@ -164,6 +164,9 @@ class Lexer:
                 doc = []
             elif text.startswith("/*", self.pos):
                 stop = text.find("*/", self.pos + 2)
+                if (stop < 0 or stop + 2 > end) and end == len(text):
+                    self.pos = end  # the engine reads an unclosed comment as running to the end of the file
+                    break
                 if stop < 0 or stop + 2 > end:
                     raise self._error(self.pos, self.pos + 2, "unterminated block comment")
                 newline = newline or "\n" in text[self.pos : stop]

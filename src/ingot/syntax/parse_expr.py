@@ -410,8 +410,6 @@ class ExprParser(ParserBase):
             self.expect("=>")
             body = self.parse_expr()
             arms.append(A.MatchArm(pattern, guard, body, self.span(start)))
-            if not self.eat(",") and not isinstance(body, A.Block) and not self.at("}") \
-                    and not self.tok.newline_before:
-                raise self.error("unexpected token", primary=f"expected `','`, found `{describe(self.tok)}`")
+            self.eat(",")  # (optional, even between arms on one line: `1 => 1 _ => 2`, as on the engine)
         self.expect("}")
         return arms

@@ -66,6 +66,9 @@ class StmtParser(ParserBase):
             if self.at("?"):
                 self.advance()
                 ty = A.OptionalType(ty, self.span(start))
+            elif self.at("??"):  # `int??`: one token to the lexer, two optionals (one type) to the engine
+                self.advance()
+                ty = A.OptionalType(A.OptionalType(ty, self.span(start)), self.span(start))
             elif self.at("[") and self.peek().is_("]"):
                 self.advance()
                 self.advance()
@@ -117,6 +120,7 @@ class StmtParser(ParserBase):
                 k = self.parse_type()
                 self.expect(",")
                 v = self.parse_type()
+                self.eat(",")  # `map<string, int,>`, as the engine allows
                 self.expect_close_angle()
                 return A.MapType(k, v, self.span(t.start))
             while self.at(".") and self.peek().kind is T.IDENT:

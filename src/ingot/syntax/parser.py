@@ -233,6 +233,8 @@ class Parser(ExprParser, StmtParser):
         ty = None
         if self.eat(":"):
             ty = self.parse_type()
+        elif require_type and self.tok.kind is T.IDENT:  # `F(a int)`: the engine reads the type without the colon
+            ty = self.parse_type()
         elif require_type:
             raise self.error("unexpected token", primary=f"expected `':'`, found `{describe(self.tok)}`")
         attrs = self.parse_attributes(block=False)
