@@ -145,6 +145,8 @@ class CallChecker(CheckerBase):
         self.tp.calls[e] = CallInfo("builtin", "array.sort_by", [receiver, ref])
 
     def call_static(self, e: A.Call, callee: A.FieldAccess, base: str) -> Ty:
+        # `string.trim(s)` is `baml.String.trim(s)`: a primitive's name stands for its namespace
+        base = PRIMITIVE_NAMESPACES.get(base, base)
         full = f"{base}.{callee.name}"
         fn = self.items.functions.get(full)
         if fn is not None and fn.owner_class == base and not fn.is_method:
@@ -283,6 +285,9 @@ class CallChecker(CheckerBase):
             ret = ANY
         self.tp.calls[e] = CallInfo("value", "", [e.callee, *args])
         return ret
+
+
+PRIMITIVE_NAMESPACES = {"string": "baml.String", "int": "baml.Int", "float": "baml.Float", "bool": "baml.Bool"}
 
 
 def receiver_kind(t: Ty) -> str | None:
