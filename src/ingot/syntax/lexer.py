@@ -230,27 +230,55 @@ class Lexer:
         return Token(T.INT, text[start:p], start, p, newline, _int_value(raw, 10))
 
     def _escape(self, p: int) -> tuple[str, int]:
-        """Decode the escape at text[p] == '\\'; return (char, next offset)."""
+        """Decode the escape at text[p] == '\\'; return (char, next offset). As on the engine: `\\x`
+        goes up to `\\x7F`, `\\u{...}` up to U+10FFFF, and a UTF-16 surrogate is valid only as the
+        high half of a pair whose low half is the next escape (`\\uD83D\\uDE00` is one character)."""
         text = self.text
         if p + 1 >= self.end:
             raise self._error(p, p + 1, "unterminated escape")
         c = text[p + 1]
         if c in _ESCAPES:
             return _ESCAPES[c], p + 2
+        if c not in "ux":
+            raise self._error(p, p + 2, f'unknown escape sequence "\\{c}" - did you mean "\\\\{c}" '
+                              f'(escaped backslash) or r"\\{c}" (raw string)?', Code.INVALID_ESCAPE, "unknown escape")
+        value, end = self._code_point(p)
+        if c == "x" and value > 0x7F:
+            raise self._error(p, end, f'out of range escape sequence "{text[p:end]}" - "\\x" escapes in strings only '
+                              'go up to "\\x7F"; use "\\u{...}" for a non-ASCII character', Code.INVALID_ESCAPE,
+                              "invalid escape")
+        if 0xD800 <= value <= 0xDBFF and text.startswith("\\u", end):
+            low, after = self._code_point(end)
+            if 0xDC00 <= low <= 0xDFFF:
+                return chr(0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)), after
+        if 0xD800 <= value <= 0xDFFF:
+            raise self._error(p, end, f'invalid escape sequence "{text[p:end]}" - unpaired UTF-16 surrogate '
+                              f"U+{value:04X}; a high surrogate (U+D800-U+DBFF) must be immediately followed by a "
+                              "low surrogate (U+DC00-U+DFFF)", Code.INVALID_ESCAPE, "invalid escape")
+        return chr(value), end
+
+    def _code_point(self, p: int) -> tuple[int, int]:
+        """The number a `\\u{...}`, `\\uXXXX` or `\\xXX` escape at `p` writes, and the offset after it."""
+        text, c = self.text, self.text[p + 1]
+        if c == "u" and p + 2 < self.end and text[p + 2] == "{":
+            close = text.find("}", p + 3, min(self.end, p + 12))
+            digits, end = (text[p + 3 : close], close + 1) if close >= 0 else ("", p + 3)
+        else:
+            width = 4 if c == "u" else 2
+            digits, end = text[p + 2 : p + 2 + width], p + 2 + width
+            if len(digits) < width:
+                digits = ""
         try:
-            if c == "u" and p + 2 < self.end and text[p + 2] == "{":
-                close = text.find("}", p + 3, min(self.end, p + 12))
-                if close < 0:
-                    raise ValueError("unclosed")
-                return chr(int(text[p + 3 : close], 16)), close + 1
-            if c == "u":
-                return chr(int(text[p + 2 : p + 6], 16)), p + 6
-            if c == "x":
-                return chr(int(text[p + 2 : p + 4], 16)), p + 4
-        except (ValueError, OverflowError):
-            raise self._error(p, min(p + 2, self.end), f"invalid escape `\\{c}`",
-                              primary="write `\\u{1F600}`, `\\u0041` or `\\x41`") from None
-        raise self._error(p, p + 2, f"unknown escape `\\{c}`")
+            value = int(digits, 16) if digits and all(d in "0123456789abcdefABCDEF" for d in digits) else -1
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise self._error(p, min(p + 2, self.end), f"invalid escape `\\{c}`", Code.INVALID_ESCAPE,
+                              "write `\\u{1F600}`, `\\u0041` or `\\x41`")
+        if value > 0x10FFFF:
+            raise self._error(p, end, f'invalid escape sequence "{text[p:end]}" - the value exceeds U+10FFFF',
+                              Code.INVALID_ESCAPE, "invalid escape")
+        return value, end
 
     def _string(self, start: int, newline: bool) -> Token:
         text, end = self.text, self.end
