@@ -436,7 +436,10 @@ class ExprChecker(CheckerBase):
         exp = expand(expected, self.items) if expected is not None else None
         elem_expected = exp.elem if isinstance(exp, ListT) else None
         types = [self.expr(x, elem_expected) for x in e.elements]
-        if elem_expected is not None and all(self.assignable(t, elem_expected) for t in types):
+        if elem_expected is not None:
+            # each element that does not fit is the error, where the engine reports it
+            for x, ty in zip(e.elements, types):
+                self.expect_value(x, ty, elem_expected, x.span)
             return ListT(elem_expected)
         if not types:
             if expected is None and not self.resolver.allow_any:
@@ -451,8 +454,11 @@ class ExprChecker(CheckerBase):
         vexp = exp.value if isinstance(exp, MapT) else None
         ks = [self.expr(k, kexp) for k, _ in e.entries]
         vs = [self.expr(v, vexp) for _, v in e.entries]
-        if isinstance(exp, MapT) and all(self.assignable(k, exp.key) for k in ks) and \
-                all(self.assignable(v, exp.value) for v in vs):
+        if isinstance(exp, MapT):
+            # each key or value that does not fit is the error, where the engine reports it
+            for (k, v), kt, vt in zip(e.entries, ks, vs):
+                self.expect_value(k, kt, exp.key, k.span)
+                self.expect_value(v, vt, exp.value, v.span)
             return exp
         if not e.entries:
             return MapT(ANY, ANY)
