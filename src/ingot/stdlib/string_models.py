@@ -20,6 +20,7 @@ from typing import Any
 from ingot.runtime import _unicode as uni
 from ingot.runtime.values import INT_MAX, INT_MIN
 from ingot.stdlib.spec import Model, Tracker
+from ingot.symbolic import cuts
 from ingot.symbolic import string_ops as so
 from ingot.symbolic.expr import Expr, Op, Sort
 from ingot.symbolic.shadow import Opt, Shadow
@@ -111,10 +112,32 @@ def _clamped(t: Tracker, i: Expr, n: Expr) -> Expr:
 
 
 def _slice(t: Tracker, s: Expr, start: Expr, end: Expr) -> Expr:
+    at_cut = _slice_at_cut(t, s, start, end)
+    return at_cut if at_cut is not None else _substring(t, s, start, end)
+
+
+def _substring(t: Tracker, s: Expr, start: Expr, end: Expr) -> Expr:
     x = t.x
     n = x.length(s)
     a, b = _clamped(t, start, n), _clamped(t, end, n)
     return x.str_op(Op.SUBSTR, s, a, x.arith(Op.SUB, b, a))
+
+
+def _slice_at_cut(t: Tracker, s: Expr, start: Expr, end: Expr) -> Expr | None:
+    """A slice of `s` up to, or from just after, a separator an `index_of` found in it
+    (`ingot.symbolic.cuts`): the part itself where `s` holds the separator, else what the slice
+    at position -1 (the absent position's) is. None for other slices."""
+    x = t.x
+    c = cuts.at_position(end, s) if start.is_const and start.value == 0 else None
+    if c is not None:
+        before, absent = x.var(c.pre, Sort.STRING), _substring(t, s, start, x.const(-1))
+    else:
+        c = cuts.after_position(start, s) if end is x.length(s) else None
+        if c is None:
+            return None
+        before = x.var(c.post, Sort.STRING)
+        absent = _substring(t, s, x.const(len(c.separator) - 1), end)
+    return x.ite(x.str_pred(Op.CONTAINS, s, x.const(c.separator)), before, absent)
 
 
 def _found(t: Tracker, position: Expr) -> Opt:
@@ -123,12 +146,25 @@ def _found(t: Tracker, position: Expr) -> Opt:
     return Opt(x.not_(x.lt(position, x.const(0))), position)
 
 
-def _index_of(t: Tracker, s: Expr, part: Expr) -> Shadow:
-    return _found(t, t.x.str_op(Op.INDEX_OF, s, part, t.x.const(0)))
-
-
-def _last_index_of(t: Tracker, s: Expr, part: Expr) -> Shadow:
-    return _found(t, t.x.str_op(Op.LAST_INDEX_OF, s, part))
+def _position_model(last: bool) -> Model:
+    """`index_of`/`last_index_of`: with a constant search, its position in a cut of the string
+    (`ingot.symbolic.cuts`: present where the string contains it, at the length of the part
+    before it); with a symbolic one, the position Z3's `indexof` gives."""
+    def model(t: Tracker, frame: Any, fn: Fn, args: list[Any], shadows: list[Shadow]) -> tuple[Any, Shadow]:
+        if all(sh is None for sh in shadows):
+            return fn(*args), None
+        s, part = _string(t, shadows[0], args[0]), _string(t, shadows[1], args[1])
+        if s is None or part is None:
+            return _unmodelled(t, frame, fn, args, shadows)
+        result = fn(*args)
+        x = t.x
+        if not part.is_const or not part.value or s.is_const:
+            position = x.str_op(Op.LAST_INDEX_OF, s, part) if last else x.str_op(Op.INDEX_OF, s, part, x.const(0))
+            return result, _found(t, position)
+        c, definition, found = cuts.cut(x, s, part.value, last)
+        t.define(frame, definition)
+        return result, Opt(found, x.length(x.var(c.pre, Sort.STRING)))
+    return model
 
 
 def _char_at(t: Tracker, s: Expr, i: Expr, code: bool) -> Shadow:
@@ -486,8 +522,8 @@ LINES = _lines
 CHARS = _characters_model(code=False)
 TO_CODE_POINTS = _characters_model(code=True)
 SLICE = _scalar_model(_slice, "sii")
-INDEX_OF = _scalar_model(_index_of, "ss")
-LAST_INDEX_OF = _scalar_model(_last_index_of, "ss")
+INDEX_OF = _position_model(last=False)
+LAST_INDEX_OF = _position_model(last=True)
 AT = _scalar_model(lambda t, s, i: _char_at(t, s, i, code=False), "si")
 CODE_POINT_AT = _scalar_model(lambda t, s, i: _char_at(t, s, i, code=True), "si")
 REPLACE = _scalar_model(_replace, "sss")

@@ -20,9 +20,9 @@ takes most walks longer than their budget. When the numbers as they read fall sh
 candidate writes each with its field's width ("01" for a month in "YYYY-MM-DD", whose
 lengths the path checked).
 
-The variables a `split` defines (`$split...`: its parts and their count) are not searched:
-they are computed from the string that was cut after every mutation, as the definition on the
-path says they are.
+The variables a `split` defines (`$split...`: its parts and their count) and those of a cut at
+a separator (`$cut...`: the parts before and after it) are not searched: they are computed
+from the string that was cut after every mutation, as the definition on the path says they are.
 
 The number of evaluations is bounded per query and in all (`SolverStats.nearby_evaluations`),
 and the random choices are seeded by the solver's seed and its query count: the same
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingot.symbolic import parsed_numbers
+from ingot.symbolic.cuts import Cut, cut_of
 from ingot.symbolic.expr import (
     EVALUATION_ERRORS,
     INT_MAX,
@@ -52,6 +53,8 @@ from ingot.symbolic.expr import (
     post_order,
 )
 from ingot.symbolic.straight_line import Definition, definition_of
+
+Derived = Definition | Cut  # what defines variables from a string: `outputs`, `writable`, `derive`, `written`
 
 # Values for the numbers a query parses (node id -> number), given every variable's value.
 NumberSolver = Callable[[list[Expr], dict[str, Any]], "dict[int, int] | None"]
@@ -101,7 +104,7 @@ class Query:
 
     entries: list[Expr]
     free: dict[str, Sort]  # variables mutated
-    derived: list[Definition]  # split definitions, in an order where a source is computed first
+    derived: list[Derived]  # split and cut definitions, in an order where a source is computed first
     _orders: dict[int, list[Expr]] = field(default_factory=dict)  # entry id -> its nodes, children first
 
     def numbers_written(self, env: dict[str, Any], solve_numbers: NumberSolver,
@@ -141,9 +144,9 @@ class Query:
         return parsed_numbers.parsed_nodes(self.entries)
 
     @functools.cached_property
-    def parts(self) -> dict[str, tuple[Definition, int]]:
-        """Each part a definition defines -> (the definition, the part's index)."""
-        return {name: (d, j) for d in self.derived for j, name in enumerate(d.outputs()[1:])}
+    def parts(self) -> dict[str, Derived]:
+        """Each part a split or a cut defines -> its definition."""
+        return {name: d for d in self.derived for name in d.writable()}
 
     @classmethod
     def of(cls, entries: list[Expr]) -> Query:
@@ -154,7 +157,7 @@ class Query:
                 seen[node.id] = None
                 if node.op is Op.VAR:
                     sorts[node.value] = node.sort
-        defs = [d for d in (definition_of(e) for e in entries) if d is not None]
+        defs: list[Derived] = [d for d in (definition_of(e) or cut_of(e) for e in entries) if d is not None]
         # A part whose definition is not in the query is as free as an input (a model that sets
         # it is a candidate the run confirms or not, as Z3's would be).
         derived_names = {n for d in defs for n in d.outputs()}
@@ -239,24 +242,26 @@ class Query:
             if not isinstance(value, str) or not isinstance(i, int) or not isinstance(n, int) or not 0 <= i <= len(value):
                 return False
             return self._write(out, derived, memo, whole, value[:i] + text + value[i + max(n, 0):], depth + 1)
+        if where.op is Op.ITE:  # (a slice at a cut: the part where the separator is found)
+            try:
+                taken = evaluate(where.args[0], derived, memo)
+            except EVALUATION_ERRORS:
+                return False
+            return self._write(out, derived, memo, where.args[1 if taken else 2], text, depth + 1)
         if where.op is not Op.VAR:
             return False
         if where.value in self.free:
             out[where.value] = text
             return True
-        if where.value not in self.parts:
+        d = self.parts.get(where.value)
+        if d is None:
             return False
-        d, j = self.parts[where.value]
         try:
             whole = evaluate(d.source, derived, memo)
         except EVALUATION_ERRORS:
             return False
-        if not isinstance(whole, str):
-            return False
-        fields = whole.split(d.separator)
-        fields += [""] * (j + 1 - len(fields))
-        fields[j] = text
-        return self._write(out, derived, memo, d.source, d.separator.join(fields), depth + 1)
+        rewritten = d.written(whole, where.value, text) if isinstance(whole, str) else None
+        return rewritten is not None and self._write(out, derived, memo, d.source, rewritten, depth + 1)
 
     def _derive(self, env: dict[str, Any]) -> bool:
         for d in self.derived:
@@ -266,11 +271,7 @@ class Query:
                 return False
             if not isinstance(text, str):
                 return False
-            parts = text.split(d.separator)
-            count, *names = d.outputs()
-            env[count] = len(parts)
-            for j, name in enumerate(names):
-                env[name] = parts[j] if j < len(parts) else ""
+            env.update(d.derive(text))
         return True
 
 
@@ -476,7 +477,7 @@ def _default(sort: Sort) -> Any:
     return {Sort.STRING: "", Sort.INT: 0, Sort.BOOL: False, Sort.FLOAT: 0.0}.get(sort, 0)
 
 
-def _ordered(defs: Sequence[Definition], known: set[str]) -> list[Definition]:
+def _ordered(defs: Sequence[Derived], known: set[str]) -> list[Derived]:
     """The definitions in an order where each one's source is computable from what comes before
     (a line's fields are cut from a part of the lines); one whose source never is, is left out
     (its variables then stay as the query found them: the evaluation says no)."""

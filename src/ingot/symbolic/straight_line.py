@@ -58,6 +58,24 @@ class Definition:
         prefix = self.count[: -len(".$len")]
         return [self.count, *(f"{prefix}[{j}]" for j in range(len(self.cases)))]
 
+    def writable(self) -> list[str]:
+        """The outputs a search may write a string into: the parts."""
+        return self.outputs()[1:]
+
+    def derive(self, text: str) -> dict[str, Any]:
+        """The outputs' values for `text` cut (the parts past its count empty)."""
+        parts = text.split(self.separator)
+        count, *names = self.outputs()
+        return {count: len(parts), **{name: parts[j] if j < len(parts) else "" for j, name in enumerate(names)}}
+
+    def written(self, text: str, name: str, value: str) -> str | None:
+        """`text` with the part `name` replaced by `value` (fields added up to it where it has fewer)."""
+        j = self.writable().index(name)
+        fields = text.split(self.separator)
+        fields += [""] * (j + 1 - len(fields))
+        fields[j] = value
+        return self.separator.join(fields)
+
 
 def definition_of(e: Expr) -> Definition | None:
     """The split definition `e` is (`_Parts.definition`), or None."""
