@@ -37,7 +37,6 @@ from ingot.semantics.types import (
     EnumT,
     ListT,
     MapT,
-    Special,
     Ty,
     VariantT,
     expand,
@@ -193,10 +192,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             self.tp.bindings[s] = var
             if empty:
                 self.unsettled[var] = s.value
-            if declared is not None and ty != NEVER and not isinstance(ty, Special):
-                narrowed = self.narrow_to(declared, ty)
-                if narrowed is not None:
-                    self.apply_facts({var: narrowed})
+            # (a declared type is the variable's type from here on, as on the engine: `let t: Tool =
+            # Echo { }` is a Tool, not narrowed to the initializer's Echo)
             return ty == NEVER
         if isinstance(s, A.LetPattern):
             return self.let_pattern(s)
@@ -264,13 +261,15 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
 
     def let_pattern(self, s: A.LetPattern) -> bool:
         declared = s.pattern.type if isinstance(s.pattern, A.BindPat) else None
-        ty = self.expr(s.value, self.resolver.resolve_type(declared) if declared is not None else None)
+        declared_ty = self.resolver.resolve_type(declared) if declared is not None else None
+        ty = self.expr(s.value, declared_ty)
         if isinstance(s.pattern, A.ClassPat) and s.pattern.name not in self.items.classes:
             span = s.span.source.span(s.span.start_offset, s.pattern.span.end_offset)
             self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {s.pattern.name}", span)
             raise CheckAbort
         first_pattern_error = len(self.diagnostics)
-        bound = self.pattern(s.pattern, ty)
+        # `let t: Tool = Echo { }` binds a Tool, as on the engine (not the initializer's narrower type)
+        bound = self.pattern(s.pattern, declared_ty if declared_ty is not None and self.assignable(ty, declared_ty) else ty)
         if s.otherwise is not None:
             self.block(s.otherwise, None)
         elif not self.irrefutable(s.pattern, ty):

@@ -21,8 +21,9 @@ from ingot.semantics.types import (
     Lit,
     Ty,
     TypeEnv,
+    UnionT,
     VariantT,
-    members_of,
+    expand,
 )
 from ingot.syntax import ast as A
 
@@ -55,8 +56,10 @@ class Coverage:
         self.patterns = patterns
         self.assignable = assignable
         self.enum_variants = enum_variants
-        # Interfaces: other classes may implement them, so a test for one covers nothing.
+        # Interfaces are open, as on the engine: a test for one covers values of its type (and a
+        # `_` after it is unreachable), tests for the classes implementing it do not cover it.
         self.open_types = open_types
+        self.interfaces: set[str] = set()  # the interfaces an arm tested for
         self.types: list[Ty] = []
         self.loose_types: list[Ty] = []
         self.literals: set[tuple[type, object]] = set()
@@ -86,6 +89,7 @@ class Coverage:
 
     def add_test(self, res: PatternRes | None) -> None:
         if isinstance(res, TypeTest) and isinstance(res.ty, AliasT) and res.ty.name in self.open_types:
+            self.interfaces.add(res.ty.name)
             return
         if isinstance(res, TypeTest):
             self.types.append(res.ty)
@@ -109,10 +113,21 @@ class Coverage:
         if isinstance(res, VariantTest):
             return (res.enum, res.variant) in self.variants or self.covers_type(VariantT(res.enum, res.variant))
         if isinstance(res, TypeTest) and not isinstance(p, A.ArrayPat):
-            return all(self.covers_type(m) for m in members_of(res.ty, self.env))
+            return all(self.covers_type(m) for m in self.members(res.ty))
         return False
 
+    def members(self, t: Ty) -> list[Ty]:
+        """`t`'s member types, an interface kept whole (the classes implementing it do not cover it)."""
+        if isinstance(t, AliasT) and t.name in self.open_types:
+            return [t]
+        if isinstance(t, UnionT):
+            return [m for member in t.members for m in self.members(member)]
+        expanded = expand(t, self.env)
+        return [t] if expanded == t else self.members(expanded)
+
     def covers_type(self, t: Ty) -> bool:
+        if isinstance(t, AliasT) and t.name in self.open_types:
+            return t.name in self.interfaces
         if any(self.assignable(t, c) for c in self.types):
             return True
         if isinstance(t, EnumT):
@@ -129,7 +144,7 @@ class Coverage:
         if self.everything:
             return []
         out: list[Ty] = []
-        for m in members_of(self.scrutinee, self.env):
+        for m in self.members(self.scrutinee):
             if isinstance(m, VariantT) and (m.enum, m.variant) in self.variants:
                 continue
             if not strict and any(self.assignable(m, c) for c in self.loose_types):
