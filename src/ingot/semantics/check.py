@@ -213,7 +213,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             elif s.value is not None:
                 self.expect_value(s.value, ty, frame.ret, s.value.span)
             elif frame.ret != NULL and not self.assignable(NULL, frame.ret):
-                self.mismatch(frame.ret, NULL, s.span)
+                self.error(Code.MISSING_VALUE, "missing value", s.span,
+                           f"expected a value of type `{frame.ret}`, but a bare `return` returns `null`")
             return True
         if isinstance(s, (A.Break, A.Continue)):
             if self.frames[-1].loops == 0:

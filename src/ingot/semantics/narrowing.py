@@ -18,6 +18,8 @@ from ingot.semantics.hir import (
 from ingot.semantics.types import (
     ANY,
     BOOL,
+    FLOAT,
+    INT,
     NEVER,
     NULL,
     PRIMS,
@@ -25,7 +27,9 @@ from ingot.semantics.types import (
     ClassT,
     EnumT,
     ListT,
+    Lit,
     Ty,
+    TypeVar,
     UnionT,
     VariantT,
     expand,
@@ -329,11 +333,22 @@ class NarrowingChecker(CheckerBase):
         return union([ty, *arm_types])
 
     # -- patterns -------------------------------------------------------------------
+    def literal_pattern(self, p: A.LiteralPat, scrut: Ty) -> None:
+        """E0001 for a literal no value of the scrutinee's type can equal (`"x" =>` on an int)."""
+        lit = NULL if p.value is None else Lit(p.value)
+        base = widen(lit)
+        for m in members_of(scrut, self.items):
+            w = widen(m)
+            if w in (ANY, base) or isinstance(m, TypeVar) or (base == INT and w == FLOAT):
+                return
+        self.mismatch(scrut, lit, p.span)
+
     def pattern(self, p: A.Pattern, scrut: Ty) -> list[tuple[str, LocalVar]]:
         """Resolve a pattern; return the variables it binds."""
         if isinstance(p, A.WildcardPat):
             return []
         if isinstance(p, A.LiteralPat):
+            self.literal_pattern(p, scrut)
             return []
         if isinstance(p, A.BindPat):
             if p.type is not None:

@@ -396,6 +396,9 @@ class ExprParser(ParserBase):
     def parse_arms(self, guards: bool = True) -> list[A.MatchArm]:
         """A `match`'s arms, or (`guards` False) a `catch`'s, which take no `if` guard on the engine."""
         self.expect("{")
+        if self.at("}"):
+            raise self.error("unexpected token", primary=f"expected `at least one {'match' if guards else 'catch'} arm`, "
+                             "found `'}'`")
         arms: list[A.MatchArm] = []
         while not self.at("}"):
             start = self.tok.start

@@ -50,7 +50,8 @@ class StmtParser(ParserBase):
 
     def _parse_type(self) -> A.TypeExpr:
         start = self.tok.start
-        self.eat("|")
+        if self.at("|"):  # `a: | "x" | "y"`: no leading bar, as on the engine
+            raise self.error("unexpected token", primary="expected `type annotation`, found `'|'`")
         members = [self.parse_type_postfix()]
         while self.at("|"):
             self.advance()
@@ -253,9 +254,11 @@ class StmtParser(ParserBase):
         start = self.advance().start
         paren = self.eat("(") is not None
         binder = self.at("let") or self.at("const")
-        if (binder and self.peek(2).is_("in")) or (self.tok.kind is T.IDENT and self.peek().is_("in")):
-            if binder:
-                self.advance()
+        if self.tok.kind is T.IDENT and not binder and self.peek().is_("in"):
+            self.advance()  # `for (x in xs)`: the engine wants `let`, and reads `x` as an expression
+            raise self.error("unexpected token", primary="expected `expression`, found `in`")
+        if binder and self.peek(2).is_("in"):
+            self.advance()
             name = self.name_ident("a loop variable")
             self.expect("in")
             iterable = self.parse_expr(no_class_lit=True)
