@@ -112,6 +112,9 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
                 self.tp.bindings[node if name != "self" else (owner, "self")] = var
             expected = frame.ret if not isinstance(owner, A.TestDecl) else None
             ty = self.block(body, expected if expected != NULL else None)
+            if isinstance(owner, A.TestDecl) and body.tail is not None and not self.assignable(ty, NULL):
+                self.error(Code.MISMATCH, "mismatched types", body.tail.span,
+                           f"expected `null`, found `{ty}`; end this with `;` to discard the value")
             if frame.ret is not None and frame.ret != NULL and not isinstance(owner, A.TestDecl):
                 self.expect_value(body, ty, frame.ret, body.span)
             elif frame.ret is None:
