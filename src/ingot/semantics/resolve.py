@@ -485,6 +485,15 @@ class Resolver:
             return FuncT(tuple(self.resolve_type(p) for p in t.params), self.resolve_type(t.ret))
         raise AssertionError(t)
 
+    def _check_type_arg_count(self, t: A.NamedType, cls: ClassItem) -> None:
+        """`Box<int, string>` for `class Box<T>`, `Box` alone, `P<int>` for a class without type
+        parameters: E0001, as on the engine (inside the class itself its own name may stand alone)."""
+        params = cls.decl.type_params if isinstance(cls.decl, A.ClassDecl) else []
+        if len(t.args) != len(params) and not (not t.args and self.self_class == cls.name) and \
+                not (not t.args and set(params) <= self.type_params):
+            self.error(Code.MISMATCH, f"type `{t.name}` expects {len(params)} type argument(s), got {len(t.args)}",
+                       t.span)
+
     def _named(self, t: A.NamedType) -> Ty:
         items, name = self.items, t.name
         for arg in t.args:  # erased, but they must name types
@@ -495,9 +504,14 @@ class Resolver:
             return ANY
         if name == "Self" and self.self_class is not None:
             return ClassT(self.self_class)
-        if name in PRIMS:
+        if name in PRIMS or name == "map":  # (`map<K, V>` with its two arguments is a MapType)
+            if t.args or name == "map":
+                self.error(Code.BUILTIN_TYPE_ARGS, f"type `{name}` expects {2 if name == 'map' else 0} type "
+                           f"argument(s), got {len(t.args)}", t.span, "invalid builtin type arguments")
+                return ANY
             return PRIMS[name]
         if name in items.classes:
+            self._check_type_arg_count(t, items.classes[name])
             return ClassT(name)
         if name in items.enums:
             return EnumT(name)

@@ -117,13 +117,10 @@ class StmtParser(ParserBase):
             self.advance()
             name = t.text
             if name == "map" and self.at("<"):
-                self.advance()
-                k = self.parse_type()
-                self.expect(",")
-                v = self.parse_type()
-                self.eat(",")  # `map<string, int,>`, as the engine allows
-                self.expect_close_angle()
-                return A.MapType(k, v, self.span(t.start))
+                args = self.parse_type_args()  # (`map<string, int,>` too, as the engine allows)
+                if len(args) == 2:
+                    return A.MapType(args[0], args[1], self.span(t.start))
+                return A.NamedType(name, self.span(t.start), args)  # the wrong count: E0171
             while self.at(".") and self.peek().kind is T.IDENT:
                 self.advance()
                 name += "." + self.advance().text
