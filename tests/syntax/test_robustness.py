@@ -52,3 +52,22 @@ def test_mangled_source_gets_diagnostics_not_tracebacks(path: Path) -> None:
                 pos = d.span.start
                 assert pos.line >= 1 and pos.column >= 1
                 assert "-->" in d.render() and "^" in d.render()
+
+
+# Found by deleting one character at every offset of the interface programs: an implementation
+# whose method name lost a letter, called through the interface, and `self` with a type but no colon.
+MISTAKES = {
+    "implementation missing a method": (
+        "interface Tool {\n  function name(self) -> string throws never\n}\nclass Echo { }\n"
+        "implements Tool for Echo {\n  function nme(self) -> string throws never { \"echo\" }\n}\n"
+        "function Run() -> string {\n  let t: Tool = Echo { };\n  t.name()\n}\n", "E0113"),
+    "self with a type and no colon": ("function F(self int) -> int { self }\n", "E0010"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISTAKES))
+def test_mistakes_found_by_deleting_characters_are_diagnostics(name: str) -> None:
+    source, code = MISTAKES[name]
+    with pytest.raises(CompileError) as info:
+        ingot.load_source(source)
+    assert code in {d.code.value for d in info.value.diagnostics}

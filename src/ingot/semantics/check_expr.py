@@ -262,8 +262,9 @@ class ExprChecker(CheckerBase):
         if isinstance(obj_ty, AliasT) and obj_ty.name in self.items.interfaces:
             declared = any(m.name == e.name for m in self.items.interfaces[obj_ty.name].methods)
             impls = self.items.implementors.get(obj_ty.name, [])
-            if declared and impls:
-                fn = self.items.functions[f"{impls[0]}.{e.name}"]
+            # (an implementation that lacks the method is E0113 already: no type to take from it)
+            fn = self.items.functions.get(f"{impls[0]}.{e.name}") if declared and impls else None
+            if fn is not None:
                 self.tp.members[e] = InterfaceMethodRef(obj_ty.name, e.name)
                 return fn.func_type()
         if isinstance(t, ClassT) and t.name in self.items.classes:

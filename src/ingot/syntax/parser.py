@@ -197,9 +197,9 @@ class Parser(ExprParser, StmtParser):
         params: list[A.Param] = []
         has_self = False
         while not self.at(")"):
-            if self.at("self") and self.peek().is_(":"):  # `self` is the receiver, never a typed parameter
-                self.advance()
-                raise self.error("unexpected token", primary="expected `')'`, found `':'`")
+            if self.at("self") and not (self.peek().is_(",") or self.peek().is_(")")):
+                self.advance()  # `self` is the receiver, never a typed parameter
+                raise self.error("unexpected token", primary=f"expected `')'`, found `{describe(self.tok)}`")
             if self.at("self") and in_class and not params and not has_self:
                 self.advance()
                 has_self = True
