@@ -125,9 +125,7 @@ class CallChecker(CheckerBase):
 
     def settle_by_call(self, obj: A.Expr, receiver: Ty, sig: B.Signature, args: list[A.Expr]) -> None:
         """`xs.push(1)`, `m.set("a", 1)`: a method taking elements fixes an unsettled collection's type."""
-        env: dict[str, Ty] = {}
-        for pattern, arg in zip(sig.params, args):
-            unify(pattern, self.tp.types.get(arg, ANY), env)
+        env = self.bind_type_params(sig.params, args)
         if isinstance(receiver, ListT) and "T" in env:
             self.settle(obj, ListT(env["T"]))
         elif isinstance(receiver, MapT) and "K" in env and "V" in env:
@@ -236,13 +234,17 @@ class CallChecker(CheckerBase):
         (The engine rejects arguments that bind one parameter to different types, E0155; the
         union accepts them, as the erased body runs them.)"""
         assert fn.generic is not None
+        return strip_unbound(subst(fn.generic.ret, self.bind_type_params(fn.generic.params, args)))
+
+    def bind_type_params(self, patterns: tuple[Ty, ...], args: list[A.Expr]) -> dict[str, Ty]:
+        """Each type variable of `patterns` bound to the union of what the (checked) arguments give it."""
         bound: dict[str, Ty] = {}
-        for pattern, arg in zip(fn.generic.params, args):
+        for pattern, arg in zip(patterns, args):
             env: dict[str, Ty] = {}
             unify(pattern, self.tp.types.get(arg, ANY), env)
             for name, ty in env.items():
                 bound[name] = union([bound[name], ty]) if name in bound else ty
-        return strip_unbound(subst(fn.generic.ret, bound))
+        return bound
 
     def call_builtin(self, e: A.Call, key: str, sig: B.Signature, receiver: A.Expr | None,
                      receiver_ty: Ty | None) -> Ty:

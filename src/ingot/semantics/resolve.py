@@ -489,8 +489,8 @@ class Resolver:
         """`Box<int, string>` for `class Box<T>`, `Box` alone, `P<int>` for a class without type
         parameters: E0001, as on the engine (inside the class itself its own name may stand alone)."""
         params = cls.decl.type_params if isinstance(cls.decl, A.ClassDecl) else []
-        if len(t.args) != len(params) and not (not t.args and self.self_class == cls.name) and \
-                not (not t.args and set(params) <= self.type_params):
+        inside = self.self_class == cls.name or set(params) <= self.type_params
+        if len(t.args) != len(params) and not (inside and not t.args):
             self.error(Code.MISMATCH, f"type `{t.name}` expects {len(params)} type argument(s), got {len(t.args)}",
                        t.span)
 
@@ -504,11 +504,11 @@ class Resolver:
             return ANY
         if name == "Self" and self.self_class is not None:
             return ClassT(self.self_class)
-        if name in PRIMS or name == "map":  # (`map<K, V>` with its two arguments is a MapType)
-            if t.args or name == "map":
-                self.error(Code.BUILTIN_TYPE_ARGS, f"type `{name}` expects {2 if name == 'map' else 0} type "
-                           f"argument(s), got {len(t.args)}", t.span, "invalid builtin type arguments")
-                return ANY
+        if name == "map" or (name in PRIMS and t.args):  # (`map<K, V>` with its two arguments is a MapType)
+            self.error(Code.BUILTIN_TYPE_ARGS, f"type `{name}` expects {2 if name == 'map' else 0} type "
+                       f"argument(s), got {len(t.args)}", t.span, "invalid builtin type arguments")
+            return ANY
+        if name in PRIMS:
             return PRIMS[name]
         if name in items.classes:
             self._check_type_arg_count(t, items.classes[name])

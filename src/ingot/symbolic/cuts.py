@@ -43,6 +43,17 @@ class Cut:
         # plain characters only: the name is an SMT-LIB symbol too
         return f"{PREFIX}{self.source.id}.{'last' if self.last else 'first'}.{self.separator.encode().hex()}"
 
+    @classmethod
+    def of_variable(cls, name: str, source: Expr) -> Cut | None:
+        """The cut of `source` a `pre` or `post` variable's name stands for (`name`'s format), or
+        None when it is no cut's variable or one of another string's cut."""
+        if not name.startswith(PREFIX):
+            return None
+        head, side, hexed, _ = name[len(PREFIX):].split(".")
+        if int(head) != source.id:
+            return None
+        return cls(source, bytes.fromhex(hexed).decode(), side == "last")
+
     @property
     def pre(self) -> str:
         return self.name + ".pre"
@@ -68,9 +79,9 @@ class Cut:
     def written(self, text: str, name: str, value: str) -> str | None:
         """`text` with the part `name` replaced by `value` (None where `text` has no separator,
         or the new part would move the cut)."""
-        parts = self.derive(text)
         if self.separator not in text or self.separator in value:
             return None
+        parts = self.derive(text)
         parts[name] = value
         return parts[self.pre] + self.separator + parts[self.post]
 
@@ -100,9 +111,9 @@ def cut_of(definition: Expr) -> Cut | None:
     if not sep.is_const or not isinstance(sep.value, str) or not sep.value:
         return None
     names = {v for v in case.vars if v.startswith(PREFIX)}
-    for last in (False, True):
-        c = Cut(source, sep.value, last)
-        if names == {c.pre, c.post}:
+    for name in names:
+        c = Cut.of_variable(name, source)
+        if c is not None and c.separator == sep.value and names == {c.pre, c.post}:
             return c
     return None
 
@@ -110,12 +121,9 @@ def cut_of(definition: Expr) -> Cut | None:
 def at_position(e: Expr, s: Expr) -> Cut | None:
     """The cut of `s` whose position `e` is (its `pre`'s length), or None (`e` another number,
     or a cut of another string)."""
-    if e.op is not Op.LENGTH or e.args[0].op is not Op.VAR or not e.args[0].value.startswith(PREFIX):
+    if e.op is not Op.LENGTH or e.args[0].op is not Op.VAR:
         return None
-    head, side, hexed, _ = e.args[0].value[len(PREFIX):].split(".")
-    if int(head) != s.id:
-        return None
-    return Cut(s, bytes.fromhex(hexed).decode(), side == "last")
+    return Cut.of_variable(e.args[0].value, s)
 
 
 def after_position(e: Expr, s: Expr) -> Cut | None:

@@ -280,15 +280,19 @@ class Lexer:
                               Code.INVALID_ESCAPE, "invalid escape")
         return value, end
 
+    def _unclosed(self, what: str) -> LexError:
+        """A literal the file ends inside: reported just after the last text, as the engine does."""
+        eof = len(self.text[: self.end].rstrip())
+        return LexError(Diagnostic(Code.SYNTAX, "unexpected token", Span(self.src, eof, eof),
+                                   f"expected `Unclosed {what}`, found `EOF`"))
+
     def _string(self, start: int, newline: bool) -> Token:
         text, end = self.text, self.end
         p = start + 1
         out: list[str] = []
         while True:
             if p >= end:
-                eof = len(self.text[:end].rstrip())
-                raise LexError(Diagnostic(Code.SYNTAX, "unexpected token", Span(self.src, eof, eof),
-                                          "expected `Unclosed string literal`, found `EOF`"))
+                raise self._unclosed("string literal")
             c = text[p]
             if c == '"':
                 self.pos = p + 1
@@ -307,9 +311,7 @@ class Lexer:
         p = start + 2
         while True:
             if p >= end:
-                eof = len(self.text[:end].rstrip())
-                raise LexError(Diagnostic(Code.SYNTAX, "unexpected token", Span(self.src, eof, eof),
-                                          "expected `Unclosed raw string literal`, found `EOF`"))
+                raise self._unclosed("raw string literal")
             c = text[p]
             if c == '"':
                 self.pos = p + 1
