@@ -30,15 +30,16 @@ import functools
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 import z3
 
-from ingot.symbolic import nearby, parsed_numbers, straight_line
+from ingot.symbolic import char_arrays, nearby, parsed_numbers, straight_line
 from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
+from ingot.symbolic.string_ops import ranges_in
 from ingot.symbolic.z3_strings import STRING_OPS, ascii_view, string_of, string_val
 from ingot.symbolic.z3_strings import translate as translate_string_op
 
@@ -65,6 +66,8 @@ class SolverStats:
     # Unknown answers turned sat by a search near the run's values (`nearby`), and its evaluations
     nearby_sat: int = 0
     nearby_evaluations: int = 0
+    # String queries answered by their lengths and characters as numbers (`char_arrays`)
+    by_characters: int = 0
     time_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -73,7 +76,8 @@ class SolverStats:
                 "unknown_budget": self.unknown_budget,
                 "cache_hits": self.cache_hits, "model_reuse": self.model_reuse, "z3_calls": self.z3_calls,
                 "model_units": self.model_units, "string_units": self.string_units, "nearby_sat": self.nearby_sat,
-                "nearby_evaluations": self.nearby_evaluations, "time_s": round(self.time_s, 4)}
+                "nearby_evaluations": self.nearby_evaluations, "by_characters": self.by_characters,
+                "time_s": round(self.time_s, 4)}
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class Solver:
         self._model_terms: set[int] = set()
         # IN_RE node id -> (its ASCII form, when the two agree): see `ascii_first`
         self._ascii_views: dict[int, tuple[z3.BoolRef, z3.BoolRef]] = {}
+        self._char_arrays = char_arrays.CharArrays(self)
         self._units_seen = 0  # the context's Z3 resource count after the last query
         self._interrupted = False  # was the last check stopped at the deadline (`checked`)?
         self._vars: dict[str, tuple[Sort, z3.ExprRef]] = {}
@@ -308,20 +313,37 @@ class Solver:
             for node_name in sorted(c.vars):
                 names.setdefault(node_name, Sort.INT)
         if self._on_strings(query, names):
-            # A split's definition as the straight-line case(s) the query allows: far cheaper.
-            straight = straight_line.solve(self, query, names, timeout)
-            if straight is not None:
-                self.stats.time_s += time.perf_counter() - start
-                return straight
-            # Z3's string solver slows down by orders of magnitude in an incremental solver that
-            # has seen many queries: a string query gets a fresh solver (same context, same seed).
-            fresh = self.fresh_z3(timeout, self.string_rlimit())
-            return self._check(fresh, query, names, start, timeout)
+            return self._ask_strings(query, names, timeout, start)
         s.push()
         try:
             return self._check(s, query, names, start, timeout)
         finally:
             s.pop()
+
+    def _ask_strings(self, query: list[Expr], names: dict[str, Sort], timeout: int, start: float) -> Result:
+        """A query over strings. One that parses a number is asked as arithmetic first (Z3's
+        string solver rarely answers those within the limit); any other goes to Z3's string
+        solver first, which answers most at once, and as arithmetic only when that was unknown."""
+        parses = _parses(query)
+        if parses and (arithmetic := self.by_characters(query, timeout)) is not None:
+            self.stats.time_s += time.perf_counter() - start
+            return arithmetic
+        # A split's definition as the straight-line case(s) the query allows: far cheaper.
+        result = straight_line.solve(self, query, names, timeout)
+        if result is not None:
+            self.stats.time_s += time.perf_counter() - start
+        else:
+            # Z3's string solver slows down by orders of magnitude in an incremental solver that
+            # has seen many queries: a string query gets a fresh solver (same context, same seed).
+            fresh = self.fresh_z3(timeout, self.string_rlimit())
+            result = self._check(fresh, query, names, start, timeout)
+        if result.status == "unknown" and not parses:
+            begun = time.perf_counter()
+            arithmetic = self.by_characters(query, timeout)
+            self.stats.time_s += time.perf_counter() - begun
+            if arithmetic is not None:
+                return arithmetic
+        return result
 
     @property
     def clock_ms(self) -> int:
@@ -486,6 +508,26 @@ class Solver:
                 model[name] = _value(m.eval(v, model_completion=True), sort)
         return Result("sat", model)
 
+    def by_characters(self, query: list[Expr], timeout: int) -> Result | None:
+        """A model of the query found with its strings' lengths chosen first and their characters
+        solved as numbers (`char_arrays`), or None, which proves nothing. Within half the query's
+        timeout and its resource limit (each of the few Z3 questions); the model is checked on
+        the query itself, so a lowering that got a choice wrong costs time, never an answer."""
+        if _large_classes(query):
+            return None  # (a Unicode class on every character: `ascii_first`'s case)
+
+        def checked(s: z3.Solver) -> z3.CheckSatResult:
+            status = self.checked(s)
+            self._count_units(s, query)
+            return status
+
+        limits = (max(1, timeout // 2), max(1, self.string_rlimit() // 2))
+        model = self._char_arrays.solve(query, lambda: self.fresh_z3(*limits), checked, self.max_string_length)
+        if model is None or not _satisfies(query, model):
+            return None
+        self.stats.by_characters += 1
+        return Result("sat", model)
+
     def ascii_first(self, exact: z3.Solver, query: list[Expr], timeout: int,
                     joined: Callable[[z3.ExprRef], z3.ExprRef] = lambda t: t) -> z3.Solver | None:
         """A solver holding a model of the query asserted in `exact`, found with each large
@@ -572,6 +614,29 @@ def _value(v: z3.ExprRef, sort: Sort) -> Any:
             return float(Fraction(v.numerator_as_long(), v.denominator_as_long()))
         return float(v.as_decimal(17).rstrip("?"))
     return string_of(v)
+
+
+# A regular membership holding more character ranges than this (a Unicode class: letters,
+# digits of every script) is left to `ascii_first`: lowered per character, it is large.
+LOWERED_RANGES = 64
+
+
+def _parses(query: list[Expr]) -> bool:
+    """Does the query read a number out of a string (`to_int`: `int.parse` and its kin)?"""
+    return any(n.op is Op.TO_INT for n in _nodes(query))
+
+
+def _large_classes(query: list[Expr]) -> bool:
+    return any(n.op is Op.IN_RE and ranges_in(n.value) > LOWERED_RANGES for n in _nodes(query))
+
+
+def _nodes(query: list[Expr]) -> Iterator[Expr]:
+    """Every node of the query's entries, once."""
+    seen: dict[int, Any] = {}
+    for c in query:
+        for node in post_order(c, seen):
+            seen[node.id] = None
+            yield node
 
 
 def _satisfies(query: list[Expr], model: dict[str, Any]) -> bool:

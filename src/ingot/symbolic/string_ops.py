@@ -91,6 +91,18 @@ def without(text: str) -> Regex:
     return ("comp", seq(star(ANY), lit(text), star(ANY)))
 
 
+def ranges_in(r: Regex) -> int:
+    """How many character ranges the expression's classes hold (a measure of its size)."""
+    kind = r[0]
+    if kind == "set":
+        return len(r[1])
+    if kind in ("lit", "nocase"):
+        return len(r[1])
+    if kind in ("loop", "comp"):
+        return ranges_in(r[1])
+    return sum(ranges_in(p) for p in r[1:])
+
+
 def python_pattern(r: Regex) -> str:
     """The regex as a Python `re` pattern (for `evaluate`)."""
     kind = r[0]
