@@ -196,14 +196,47 @@ def switch(rt: TrackedVM, frame: Frame, site: tuple[int, Any, int], pc: int, val
 
 
 def read_index(rt: TrackedVM, frame: Frame, base: Any, index: Any, sindex: Shadow) -> tuple[Any, Shadow]:
-    """`base[index]` and its shadow (after the bounds or key check)."""
+    """`base[index]` and its shadow (after the bounds or key check). A symbolic index into a
+    lookup table (`selected`) reads the table's choice of element; any other is fixed."""
     if isinstance(base, dict):
         return read_key(rt, frame, base, index, sindex)
-    index_check(rt, frame, base, index, sindex)
+    chosen = None
+    if isinstance(base, list) and sindex is not None and not rt.pruned(frame):
+        ei = rt.scalar(sindex, index)
+        chosen = None if ei is None else selected(rt, base, ei)
+    index_check(rt, frame, base, index, sindex, fix=chosen is None)
     result = concrete_read_index(base, index)
+    if chosen is not None:
+        return result, chosen
     if isinstance(base, list):
         return result, rt.hget(base, index + len(base) if index < 0 else index)
     return result, rt.hget(base, ("k", index))
+
+
+# The longest lookup table a symbolic index selects from (`selected`); past it, the index is fixed.
+SELECT_MAX = 64
+_SELECTABLE = (int, bool, str, float)
+
+
+def selected(rt: TrackedVM, base: list[Any], ei: Expr) -> Expr | None:
+    """The element of `base` at the symbolic index `ei`, as the choice among its elements
+    (`ite(i == 0 || i == -n, xs[0], ...)`), for a table of a fixed length holding scalars of one
+    type: the days of each month, labels by rank. A branch on the element (`day > days[m - 1]`)
+    can then be negated through the index; fixing the index made it decided by the run. None
+    for any other list (its index is fixed, as before)."""
+    n = len(base)
+    if not 0 < n <= SELECT_MAX or rt.hget(base, "$len") is not None:
+        return None
+    kind = type(base[0])
+    if kind not in _SELECTABLE or any(type(v) is not kind for v in base):
+        return None
+    x = rt.x
+    elements = [rt.scalar(rt.hget(base, k), v) for k, v in enumerate(base)]
+    exprs = [e if e is not None else x.const(v) for e, v in zip(elements, base)]
+    out = exprs[-1]
+    for k in range(n - 2, -1, -1):
+        out = x.ite(x.or_(x.eq(ei, x.const(k)), x.eq(ei, x.const(k - n))), exprs[k], out)
+    return out
 
 
 def write_index(rt: TrackedVM, frame: Frame, base: Any, index: Any, sindex: Shadow, value: Any,
@@ -223,8 +256,9 @@ def write_index(rt: TrackedVM, frame: Frame, base: Any, index: Any, sindex: Shad
     rt.hset(base, key, shadow)
 
 
-def index_check(rt: TrackedVM, frame: Frame, base: Any, index: Any, sindex: Shadow) -> None:
-    """`xs[i]` panics unless -n <= i < n; `m[k]` unless the key is present."""
+def index_check(rt: TrackedVM, frame: Frame, base: Any, index: Any, sindex: Shadow, fix: bool = True) -> None:
+    """`xs[i]` panics unless -n <= i < n; `m[k]` unless the key is present. A symbolic index
+    is then fixed at its value, unless `fix` is false (the element read is `selected`)."""
     x = rt.x
     if isinstance(base, list):
         n_shadow = rt.hget(base, "$len")
@@ -235,7 +269,7 @@ def index_check(rt: TrackedVM, frame: Frame, base: Any, index: Any, sindex: Shad
         n = n_shadow if isinstance(n_shadow, Expr) else x.const(len(base))
         safe = x.and_(x.le(x.neg(n), ei), x.lt(ei, n))
         rt.check(frame, "IndexOutOfBounds", safe, -len(base) <= index < len(base))
-        if sindex is not None:
+        if sindex is not None and fix:
             rt.concretize(frame, sindex, index)  # which element is read depends on the index
     elif sindex is not None and isinstance(base, dict):
         if rt.pruned(frame):
