@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import ingot
 from ingot.concolic.edges import edge_key
 from ingot.concolic.explore import Explorer, Options
-from ingot.stdlib.string_models import _Parts
+from ingot.stdlib.string_models import PREDICATES, _Parts
 from ingot.symbolic import string_ops as so
 from ingot.symbolic.expr import Expr, Interner, Op, Sort, evaluate
 from ingot.symbolic.solver import Solver
@@ -77,6 +77,25 @@ def test_an_unsat_query_is_never_answered_by_the_lowering() -> None:
     solver = Solver(timeout_ms=0)
     result = solver.solve([*query, x.eq(signed_parse(x, parts.parts[1]), x.const(3))])
     assert result.status != "sat" and solver.stats.by_characters == 0
+
+
+def test_a_digit_int_parse_rejects_is_found_past_ascii_and_ascii_is_tried_first() -> None:
+    # `is_numeric` holds of every script's digits, `int.parse` reads ASCII ones only: "digits
+    # that do not parse" needs a character past ASCII, which the class names (U+0660 ...);
+    # "digits that parse" is answered in ASCII.
+    x = Interner()
+    s = x.var("s", Sort.STRING)
+    numeric = x.str_op(Op.IN_RE, s, value=so.star(PREDICATES["is_numeric"]))
+    two = x.eq(x.length(s), x.const(2))
+    for parses in (False, True):
+        query = [numeric, two, x.lt(x.str_op(Op.TO_INT, s), x.const(0))]
+        if parses:
+            query[-1] = x.not_(query[-1])
+        solver = Solver(rlimit=60_000, timeout_ms=0)
+        result = solver.solve(query)
+        assert result.status == "sat" and result.model is not None and solver.stats.by_characters == 1
+        text = result.model["s"]
+        assert text.isascii() == parses and all(c.isnumeric() for c in text) and holds(query, result.model)
 
 
 # -- every operator: a model the lowering gives holds under BAML's own evaluation -------------

@@ -10,14 +10,15 @@ over (sub-expression, start, end). Z3 answers that in a few thousand units.
 
 `solve` picks the lengths first, from an over-approximation of the query in which every string
 is its length alone (`_Lengths`: a concatenation is a sum, an equality of strings one of
-lengths, any other test of characters a free Boolean), then asks the arithmetic question for
-those lengths (`_Lowering`). Lengths under which no characters fit are blocked and others tried,
-a few times. Characters are drawn from printable ASCII with tab, line feed and carriage return:
-inputs a user can read in a report and paste into a test.
+lengths, any other test of characters a free Boolean; when no lengths fit, the query is unsat),
+then asks the arithmetic question for those lengths (`_Lowering`). Lengths under which no characters fit are blocked and others tried,
+a few times. Characters are drawn from printable ASCII with tab, line feed and carriage return
+(inputs a user can read in a report and paste into a test), and from a few characters past
+ASCII that the query's classes name (`_beyond_ascii`: a digit `int.parse` rejects).
 
-Only a model is ever taken from here: the lengths and the alphabet are choices, so "no answer"
-proves nothing, and the caller asks Z3's string solver as before. Both passes walk the query's
-own expressions (`Expr`), not Z3's terms: the walk is a Python loop over interned nodes, and
+Past the lengths' question, only a model is taken from here: the lengths and the alphabet are
+choices, so "no answer" proves nothing, and the caller asks Z3's string solver as before. Both
+passes walk the query's own expressions (`Expr`), not Z3's terms: the walk is a Python loop over interned nodes, and
 every operator that is not about strings is translated by the solver's own table
 (`Solver._translate`), so the two cannot differ on arithmetic. An operator the lowering has no
 rule for (a `substr` at a position the lengths do not fix, `replace`) gives up at once.
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import z3
 
-from ingot.symbolic.expr import Expr, Op, Sort, post_order
+from ingot.symbolic.expr import Expr, Op, Sort, nodes
 from ingot.symbolic.string_ops import Regex
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ MAX_CHARS = 160
 MAX_TERMS = 40_000
 # The most lowered nodes kept for later queries (a long search asks thousands).
 MAX_KEPT = 200_000
+ASCII_LAST = 126  # the last printable ASCII character
 
 Check = Callable[[z3.Solver], z3.CheckSatResult]
 
@@ -63,13 +65,15 @@ class CharArrays:
         self.lengths = _Lengths(solver)
         # (node id, its strings' lengths) -> its term, or its characters for a string node
         self.lowered: dict[tuple[int, tuple[tuple[str, int], ...]], Any] = {}
-        self.chars: dict[tuple[str, int], tuple[z3.ArithRef, z3.BoolRef]] = {}  # -> its code, that it is printable
+        self.chars: dict[tuple[str, int], z3.ArithRef] = {}  # a string variable's character -> its code
+        self.alphabets: dict[tuple[str, int, tuple[int, ...]], z3.BoolRef] = {}  # ... that it is in the alphabet
         self.numbers: dict[int, z3.ArithRef] = {}
 
     def solve(self, query: list[Expr], make_solver: Callable[[], z3.Solver], checked: Check,
-              max_length: int) -> dict[str, Any] | None:
+              max_length: int) -> dict[str, Any] | str | None:
         """Values for the variables of `query` (strings of at most `max_length` characters) under
-        which it holds, found with every string's length chosen first; None proves nothing.
+        which it holds, found with every string's length chosen first; "unsat" when no lengths
+        fit (the lengths' question over-approximates the query: a proof); None proves nothing.
         `make_solver` gives a fresh Z3 solver (with the caller's limits), `checked` asks it."""
         try:
             abstract = [self.lengths.term(c) for c in query]
@@ -79,31 +83,40 @@ class CharArrays:
         if not names:
             return None
         variables = {n: self.lengths.variable(n) for n in names}
+        choices = [e for e in nodes(query) if e.op is Op.ITE and e.sort is Sort.STRING]
         if len(self.lowered) > MAX_KEPT:
             self.lowered.clear()
         by_length = make_solver()
         by_length.add(*abstract, *self.lengths.side(query))
         by_length.add(*[z3.And(v >= 0, v <= max_length) for v in variables.values()])
-        for _ in range(TRIES):
-            if checked(by_length) != z3.sat:
+        for attempt in range(TRIES):
+            fit = checked(by_length)
+            if fit == z3.unsat and attempt == 0:
+                return "unsat"  # (later, the lengths blocked were only those without characters in the alphabet)
+            if fit != z3.sat:
                 return None
             m = by_length.model()
             chosen = {n: m.eval(v, model_completion=True).as_long() for n, v in variables.items()}
             if sum(chosen.values()) > MAX_CHARS:
                 return None
+            tests = {e.id: self.lengths.term(e.args[0]) for e in choices}
+            branches = {i: z3.is_true(m.eval(c, model_completion=True)) for i, c in tests.items()}
             try:
-                lowering = _Lowering(self, chosen)
+                lowering = _Lowering(self, chosen, branches)
                 lowered = [lowering.term(c) for c in query]
             except (Unsupported, z3.Z3Exception):
                 return None
-            s = make_solver()
-            s.add(*lowered, *lowering.alphabet())
-            status = checked(s)
-            if status == z3.sat:
-                return lowering.values(s.model(), query)
-            if status != z3.unsat:
-                return None
-            by_length.add(z3.Or([variables[n] != k for n, k in chosen.items()]))
+            # ASCII first (an input a user can read), then with the characters the classes name
+            for beyond in dict.fromkeys([(), _beyond_ascii(query)]):
+                s = make_solver()
+                s.add(*lowered, *lowering.assumed, *lowering.alphabet(beyond))
+                status = checked(s)
+                if status == z3.sat:
+                    return lowering.values(s.model(), query)
+                if status != z3.unsat:
+                    return None
+            by_length.add(z3.Or([variables[n] != k for n, k in chosen.items()]
+                                + [tests[i] != z3.BoolVal(b, self.solver.ctx) for i, b in branches.items()]))
         return None
 
 
@@ -146,13 +159,10 @@ class _Lengths:
 
     def side(self, query: list[Expr]) -> list[z3.BoolRef]:
         """What the abstraction of `query`'s nodes implies."""
-        seen: dict[int, Any] = {}
         out: list[z3.BoolRef] = []
-        for c in query:
-            for node in post_order(c, seen):
-                seen[node.id] = None
-                out += self._sides.get(node.id, ())
-                out += self._sides.get(-node.id - 1, ())
+        for node in nodes(query):
+            out += self._sides.get(node.id, ())
+            out += self._sides.get(-node.id - 1, ())
         return out
 
     def _memoized(self, key: int, build: Callable[[], z3.ExprRef]) -> z3.ExprRef:
@@ -255,8 +265,40 @@ def _regex_lengths(r: Regex) -> tuple[int, int | None]:
     return min(lo for lo, _ in parts), None if top is None else max(top)  # alt
 
 
-def _printable(code: z3.ArithRef, k: Callable[[int], z3.ArithRef]) -> z3.BoolRef:
-    return z3.Or(z3.And(code >= k(32), code <= k(126)), code == k(9), code == k(10), code == k(13))
+def _printable(code: z3.ArithRef, k: Callable[[int], z3.ArithRef], beyond: tuple[int, ...]) -> z3.BoolRef:
+    return z3.Or(z3.And(code >= k(32), code <= k(126)), code == k(9), code == k(10), code == k(13),
+                 *[code == k(c) for c in beyond])
+
+
+# Past ASCII, a character class stands for itself by the first characters of its first few ranges
+# (`Unicode digits`: U+0660 ...): a query that needs a digit `int.parse` rejects, or a letter that
+# is not ASCII, has one to use. At most this many per class, and in the alphabet of one query.
+CLASS_SAMPLES = 4
+MAX_SAMPLES = 16
+
+
+def _samples(ranges: tuple[tuple[int, int], ...]) -> list[int]:
+    return [lo for lo, _ in ranges if lo > ASCII_LAST][:CLASS_SAMPLES]
+
+
+def _beyond_ascii(query: list[Expr]) -> tuple[int, ...]:
+    """The characters past ASCII the query's classes name (`_samples`): the alphabet's extras."""
+    out: set[int] = set()
+    for node in nodes(query):
+        if node.op is Op.IN_RE:
+            for ranges in _sets(node.value):
+                out.update(_samples(ranges))
+    return tuple(sorted(out)[:MAX_SAMPLES])
+
+
+def _sets(r: Regex) -> Iterator[tuple[tuple[int, int], ...]]:
+    if r[0] == "set":
+        yield r[1]
+    elif r[0] in ("seq", "alt"):
+        for part in r[1:]:
+            yield from _sets(part)
+    elif r[0] in ("loop", "comp"):
+        yield from _sets(r[1])
 
 
 def _constant(t: z3.ExprRef) -> int | None:
@@ -268,11 +310,17 @@ class _Lowering:
     """The query with each string a list of character codes (`lengths` fixed per variable).
     What it builds goes into its owner's memo, keyed by the node and its strings' lengths."""
 
-    def __init__(self, owner: CharArrays, lengths: dict[str, int]) -> None:
+    def __init__(self, owner: CharArrays, lengths: dict[str, int], branches: dict[int, bool]) -> None:
         self.owner = owner
         self.solver = owner.solver
         self.ctx = owner.solver.ctx
         self.lengths = lengths
+        # A choice between strings of two lengths (`ite(s.ends_with("\r"), cut, s)`) takes the
+        # branch the lengths were chosen with (by the `ITE` node's id), and assumes its test.
+        self.branches = branches
+        self.assumed: list[z3.BoolRef] = []
+        self._local: dict[Any, Any] = {}  # what depends on such a choice: this lowering's alone
+        self._chose = False
         self._made = 0
 
     def k(self, n: int) -> z3.ArithRef:
@@ -287,15 +335,21 @@ class _Lowering:
         if self._made > MAX_TERMS:
             raise Unsupported("too large")
 
-    def alphabet(self) -> list[z3.BoolRef]:
-        """Every character of every string variable is printable."""
-        return [self._char(name, i)[1] for name, n in self.lengths.items() for i in range(n)]
+    def alphabet(self, beyond: tuple[int, ...]) -> list[z3.BoolRef]:
+        """Every character of every string variable is printable ASCII or one of `beyond`."""
+        alphabets, out = self.owner.alphabets, []
+        for name, n in self.lengths.items():
+            for i in range(n):
+                key = (name, i, beyond)
+                if key not in alphabets:
+                    alphabets[key] = _printable(self._char(name, i), self.k, beyond)
+                out.append(alphabets[key])
+        return out
 
-    def _char(self, name: str, i: int) -> tuple[z3.ArithRef, z3.BoolRef]:
+    def _char(self, name: str, i: int) -> z3.ArithRef:
         chars = self.owner.chars
         if (name, i) not in chars:
-            code = z3.Int(f"{name}@{i}", self.ctx)
-            chars[name, i] = (code, _printable(code, self.k))
+            chars[name, i] = z3.Int(f"{name}@{i}", self.ctx)
         return chars[name, i]
 
     def values(self, model: z3.ModelRef, query: list[Expr]) -> dict[str, Any]:
@@ -305,7 +359,7 @@ class _Lowering:
         for name in sorted({n for c in query for n in c.vars}):
             found = self.solver.variable(name)
             if name in self.lengths:
-                codes = [self._char(name, i)[0] for i in range(self.lengths[name])]
+                codes = [self._char(name, i) for i in range(self.lengths[name])]
                 out[name] = "".join(chr(model.eval(c, model_completion=True).as_long()) for c in codes)
             elif found is not None:
                 out[name] = _value(model.eval(found[1], model_completion=True), found[0])
@@ -316,11 +370,20 @@ class _Lowering:
 
     # -- strings ------------------------------------------------------------------------------
     def string(self, e: Expr) -> list[z3.ArithRef]:
-        key = self._key(e)
-        memo = self.owner.lowered
-        if key not in memo:
-            memo[key] = self._string(e)
-        return memo[key]  # type: ignore[no-any-return]
+        return self._memoized(self._key(e), lambda: self._string(e))  # type: ignore[no-any-return]
+
+    def _memoized(self, key: Any, build: Callable[[], Any]) -> Any:
+        """`build()`, kept for later queries unless it took a branch of a choice (`branches`)."""
+        if key in self._local:
+            self._chose = True
+            return self._local[key]
+        if key in self.owner.lowered:
+            return self.owner.lowered[key]
+        outer, self._chose = self._chose, False
+        value = build()
+        (self._local if self._chose else self.owner.lowered)[key] = value
+        self._chose = self._chose or outer
+        return value
 
     def _string(self, e: Expr) -> list[z3.ArithRef]:
         op = e.op
@@ -343,9 +406,14 @@ class _Lowering:
             return [self.k(ord(c)) for c in (str(n) if n >= 0 else "")]
         if op is Op.ITE:
             a, b = self.string(e.args[1]), self.string(e.args[2])
-            if len(a) != len(b):
-                raise Unsupported("a choice between strings of two lengths")
             c = self.term(e.args[0])
+            if len(a) != len(b):
+                if e.id not in self.branches:
+                    raise Unsupported("a choice between strings of two lengths")
+                self._chose = True
+                taken = self.branches[e.id]
+                self.assumed.append(c if taken else z3.Not(c))
+                return a if taken else b
             self.count(len(a))
             return [z3.If(c, x, y) for x, y in zip(a, b)]
         raise Unsupported(op.value)
@@ -353,16 +421,17 @@ class _Lowering:
     def _variable(self, name: str) -> list[z3.ArithRef]:
         if name not in self.lengths:
             raise Unsupported(f"no length for {name}")
-        return [self._char(name, i)[0] for i in range(self.lengths[name])]
+        return [self._char(name, i) for i in range(self.lengths[name])]
 
     # -- values -------------------------------------------------------------------------------
     def term(self, e: Expr) -> z3.ExprRef:
         key = (-e.id - 1, self._key(e)[1])  # (beside the node's characters, for a string `ITE`'s test)
-        memo = self.owner.lowered
-        if key not in memo:
+
+        def build() -> z3.ExprRef:
             self.count()
-            memo[key] = self._term(e)
-        return memo[key]  # type: ignore[no-any-return]
+            return self._term(e)
+
+        return self._memoized(key, build)  # type: ignore[no-any-return]
 
     def _term(self, e: Expr) -> z3.ExprRef:  # noqa: C901 - one case per operator
         ctx, op = self.ctx, e.op
@@ -492,8 +561,9 @@ class _Membership:
         raise Unsupported(kind)
 
     def _in_set(self, ranges: tuple[tuple[int, int], ...], c: z3.ArithRef) -> z3.BoolRef:
-        # (characters are printable ASCII: a range past it can never hold)
-        return _any([c == lo if lo == hi else z3.And(c >= lo, c <= hi) for lo, hi in ranges if lo <= 126], self.ctx)
+        # (characters are ASCII or a class's samples: the other ranges past ASCII can never hold)
+        tests = [c == lo if lo == hi else z3.And(c >= lo, c <= hi) for lo, hi in ranges if lo <= ASCII_LAST]
+        return _any(tests + [c == code for code in _samples(ranges)], self.ctx)
 
     def _letter(self, ch: str, c: z3.ArithRef, any_case: bool) -> z3.BoolRef:
         if any_case and ch.isalpha() and ch.lower() != ch.upper():

@@ -18,7 +18,7 @@ mismatch), BOOL, STRING.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -439,6 +439,15 @@ def post_order(root: Expr, done: dict[int, Any]) -> list[Expr]:
         stack.append((node, True))
         stack.extend((a, False) for a in node.args if a.id not in done and a.id not in seen)
     return order
+
+
+def nodes(entries: list[Expr]) -> Iterator[Expr]:
+    """Every node of the entries, once each, children before parents."""
+    seen: dict[int, Any] = {}
+    for e in entries:
+        for node in post_order(e, seen):
+            seen[node.id] = None
+            yield node
 
 
 def _eval_node(e: Expr, env: dict[str, Any], a: list[Any]) -> Any:  # noqa: C901 - one row per op

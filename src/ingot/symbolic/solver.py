@@ -30,7 +30,7 @@ import functools
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -38,7 +38,7 @@ from typing import Any
 import z3
 
 from ingot.symbolic import char_arrays, nearby, parsed_numbers, straight_line
-from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, post_order
+from ingot.symbolic.expr import INT_MAX, INT_MIN, Expr, Op, Sort, evaluate, nodes, post_order
 from ingot.symbolic.string_ops import ranges_in
 from ingot.symbolic.z3_strings import STRING_OPS, ascii_view, string_of, string_val
 from ingot.symbolic.z3_strings import translate as translate_string_op
@@ -66,8 +66,10 @@ class SolverStats:
     # Unknown answers turned sat by a search near the run's values (`nearby`), and its evaluations
     nearby_sat: int = 0
     nearby_evaluations: int = 0
-    # String queries answered by their lengths and characters as numbers (`char_arrays`)
+    # String queries answered by their lengths and characters as numbers (`char_arrays`), and
+    # those found unsat by their lengths alone
     by_characters: int = 0
+    by_lengths_unsat: int = 0
     time_s: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -77,6 +79,7 @@ class SolverStats:
                 "cache_hits": self.cache_hits, "model_reuse": self.model_reuse, "z3_calls": self.z3_calls,
                 "model_units": self.model_units, "string_units": self.string_units, "nearby_sat": self.nearby_sat,
                 "nearby_evaluations": self.nearby_evaluations, "by_characters": self.by_characters,
+                "by_lengths_unsat": self.by_lengths_unsat,
                 "time_s": round(self.time_s, 4)}
 
 
@@ -321,11 +324,12 @@ class Solver:
             s.pop()
 
     def _ask_strings(self, query: list[Expr], names: dict[str, Sort], timeout: int, start: float) -> Result:
-        """A query over strings. One that parses a number is asked as arithmetic first (Z3's
-        string solver rarely answers those within the limit); any other goes to Z3's string
-        solver first, which answers most at once, and as arithmetic only when that was unknown."""
-        parses = _parses(query)
-        if parses and (arithmetic := self.by_characters(query, timeout)) is not None:
+        """A query over strings. One that parses a number or tests a Unicode class (letters,
+        digits of every script) is asked as arithmetic first: Z3's string solver rarely answers
+        those within the limit. Any other goes to Z3's string solver first, which answers most
+        at once, and is asked as arithmetic only when that was unknown."""
+        first = _parses(query) or _large_classes(query)
+        if first and (arithmetic := self.by_characters(query, timeout)) is not None:
             self.stats.time_s += time.perf_counter() - start
             return arithmetic
         # A split's definition as the straight-line case(s) the query allows: far cheaper.
@@ -337,7 +341,7 @@ class Solver:
             # has seen many queries: a string query gets a fresh solver (same context, same seed).
             fresh = self.fresh_z3(timeout, self.string_rlimit())
             result = self._check(fresh, query, names, start, timeout)
-        if result.status == "unknown" and not parses:
+        if result.status == "unknown" and not first:
             begun = time.perf_counter()
             arithmetic = self.by_characters(query, timeout)
             self.stats.time_s += time.perf_counter() - begun
@@ -510,20 +514,21 @@ class Solver:
 
     def by_characters(self, query: list[Expr], timeout: int) -> Result | None:
         """A model of the query found with its strings' lengths chosen first and their characters
-        solved as numbers (`char_arrays`), or None, which proves nothing. Within half the query's
-        timeout and its resource limit (each of the few Z3 questions); the model is checked on
-        the query itself, so a lowering that got a choice wrong costs time, never an answer."""
-        if _large_classes(query):
-            return None  # (a Unicode class on every character: `ascii_first`'s case)
-
-        def checked(s: z3.Solver) -> z3.CheckSatResult:
+        solved as numbers (`char_arrays`), unsat when no lengths fit, or None, which proves
+        nothing. Within half the query's timeout and its resource limit (each of the few Z3
+        questions); a model is checked on the query itself, so a lowering that got a choice
+        wrong costs time, never an answer."""
+        def checked(s: z3.Solver) -> z3.CheckSatResult:  # (each a fresh solver: each charged `QUERY_UNITS`)
             status = self.checked(s)
             self._count_units(s, query)
             return status
 
         limits = (max(1, timeout // 2), max(1, self.string_rlimit() // 2))
         model = self._char_arrays.solve(query, lambda: self.fresh_z3(*limits), checked, self.max_string_length)
-        if model is None or not _satisfies(query, model):
+        if model == "unsat":
+            self.stats.by_lengths_unsat += 1
+            return Result("unsat")
+        if not isinstance(model, dict) or not _satisfies(query, model):
             return None
         self.stats.by_characters += 1
         return Result("sat", model)
@@ -616,27 +621,18 @@ def _value(v: z3.ExprRef, sort: Sort) -> Any:
     return string_of(v)
 
 
-# A regular membership holding more character ranges than this (a Unicode class: letters,
-# digits of every script) is left to `ascii_first`: lowered per character, it is large.
+# A regular membership holding more character ranges than this is a Unicode class (letters,
+# digits of every script), which Z3 tests with a quantifier (`z3_strings.CLASS_AS_CODES`).
 LOWERED_RANGES = 64
 
 
 def _parses(query: list[Expr]) -> bool:
     """Does the query read a number out of a string (`to_int`: `int.parse` and its kin)?"""
-    return any(n.op is Op.TO_INT for n in _nodes(query))
+    return any(n.op is Op.TO_INT for n in nodes(query))
 
 
 def _large_classes(query: list[Expr]) -> bool:
-    return any(n.op is Op.IN_RE and ranges_in(n.value) > LOWERED_RANGES for n in _nodes(query))
-
-
-def _nodes(query: list[Expr]) -> Iterator[Expr]:
-    """Every node of the query's entries, once."""
-    seen: dict[int, Any] = {}
-    for c in query:
-        for node in post_order(c, seen):
-            seen[node.id] = None
-            yield node
+    return any(n.op is Op.IN_RE and ranges_in(n.value) > LOWERED_RANGES for n in nodes(query))
 
 
 def _satisfies(query: list[Expr], model: dict[str, Any]) -> bool:
