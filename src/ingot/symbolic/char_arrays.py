@@ -99,9 +99,9 @@ class CharArrays:
             chosen = {n: m.eval(v, model_completion=True).as_long() for n, v in variables.items()}
             if sum(chosen.values()) > MAX_CHARS:
                 return None
-            tests = {e.id: self.lengths.term(e.args[0]) for e in choices}
-            branches = {i: z3.is_true(m.eval(c, model_completion=True)) for i, c in tests.items()}
             try:
+                tests = {e.id: self.lengths.term(e.args[0]) for e in choices}
+                branches = {i: z3.is_true(m.eval(c, model_completion=True)) for i, c in tests.items()}
                 lowering = _Lowering(self, chosen, branches)
                 lowered = [lowering.term(c) for c in query]
             except (Unsupported, z3.Z3Exception):

@@ -545,14 +545,14 @@ class Solver:
         if not self._ascii_views:
             return None
         seen: dict[int, Any] = {}
-        nodes = [n.id for c in query for n in post_order(c, seen) if n.id in self._ascii_views]
-        if not nodes:
+        viewed = [n.id for c in query for n in post_order(c, seen) if n.id in self._ascii_views]
+        if not viewed:
             return None
-        pairs = [(joined(self._memo[n]), joined(self._ascii_views[n][0])) for n in nodes]
+        pairs = [(joined(self._memo[n]), joined(self._ascii_views[n][0])) for n in viewed]
         begun = time.perf_counter()
         s = self.fresh_z3(max(1, timeout // 2), self.string_rlimit())
         try:
-            s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(self._ascii_views[n][1]) for n in nodes])
+            s.add(*[z3.substitute(t, *pairs) for t in exact.assertions()], *[joined(self._ascii_views[n][1]) for n in viewed])
             status = self.checked(s)
             self._count_units(s, query)
         except z3.Z3Exception:
