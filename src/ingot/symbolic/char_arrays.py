@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 import z3
 
 from ingot.symbolic.expr import Expr, Op, Sort, nodes
-from ingot.symbolic.string_ops import Regex
+from ingot.symbolic.string_ops import Regex, leaves
 
 if TYPE_CHECKING:
     from ingot.symbolic.solver import Solver
@@ -70,9 +70,9 @@ class CharArrays:
         self.numbers: dict[int, z3.ArithRef] = {}
 
     def solve(self, query: list[Expr], make_solver: Callable[[], z3.Solver], checked: Check,
-              max_length: int) -> dict[str, Any] | str | None:
-        """Values for the variables of `query` (strings of at most `max_length` characters) under
-        which it holds, found with every string's length chosen first; "unsat" when no lengths
+              max_length: int) -> dict[str, str | z3.ExprRef] | str | None:
+        """Values for the variables of `query` (strings of at most `max_length` characters; the
+        others' as Z3 values) under which it holds, found with every string's length chosen first; "unsat" when no lengths
         fit (the lengths' question over-approximates the query: a proof); None proves nothing.
         `make_solver` gives a fresh Z3 solver (with the caller's limits), `checked` asks it."""
         try:
@@ -286,19 +286,10 @@ def _beyond_ascii(query: list[Expr]) -> tuple[int, ...]:
     out: set[int] = set()
     for node in nodes(query):
         if node.op is Op.IN_RE:
-            for ranges in _sets(node.value):
-                out.update(_samples(ranges))
+            for leaf in leaves(node.value):
+                if leaf[0] == "set":
+                    out.update(_samples(leaf[1]))
     return tuple(sorted(out)[:MAX_SAMPLES])
-
-
-def _sets(r: Regex) -> Iterator[tuple[tuple[int, int], ...]]:
-    if r[0] == "set":
-        yield r[1]
-    elif r[0] in ("seq", "alt"):
-        for part in r[1:]:
-            yield from _sets(part)
-    elif r[0] in ("loop", "comp"):
-        yield from _sets(r[1])
 
 
 def _constant(t: z3.ExprRef) -> int | None:
@@ -352,17 +343,16 @@ class _Lowering:
             chars[name, i] = z3.Int(f"{name}@{i}", self.ctx)
         return chars[name, i]
 
-    def values(self, model: z3.ModelRef, query: list[Expr]) -> dict[str, Any]:
-        from ingot.symbolic.solver import _value
-
-        out: dict[str, Any] = {}
+    def values(self, model: z3.ModelRef, query: list[Expr]) -> dict[str, str | z3.ExprRef]:
+        """Each variable's value in `model`: a string variable's text, any other's Z3 value."""
+        out: dict[str, str | z3.ExprRef] = {}
         for name in sorted({n for c in query for n in c.vars}):
             found = self.solver.variable(name)
             if name in self.lengths:
                 codes = [self._char(name, i) for i in range(self.lengths[name])]
                 out[name] = "".join(chr(model.eval(c, model_completion=True).as_long()) for c in codes)
             elif found is not None:
-                out[name] = _value(model.eval(found[1], model_completion=True), found[0])
+                out[name] = model.eval(found[1], model_completion=True)
         return out
 
     def _key(self, e: Expr) -> tuple[int, tuple[tuple[str, int], ...]]:

@@ -328,7 +328,7 @@ class Solver:
         digits of every script) is asked as arithmetic first: Z3's string solver rarely answers
         those within the limit. Any other goes to Z3's string solver first, which answers most
         at once, and is asked as arithmetic only when that was unknown."""
-        first = _parses(query) or _large_classes(query)
+        first = _hard_for_z3(query)
         if first and (arithmetic := self.by_characters(query, timeout)) is not None:
             self.stats.time_s += time.perf_counter() - start
             return arithmetic
@@ -528,10 +528,13 @@ class Solver:
         if model == "unsat":
             self.stats.by_lengths_unsat += 1
             return Result("unsat")
-        if not isinstance(model, dict) or not _satisfies(query, model):
+        if not isinstance(model, dict):
+            return None
+        values = {name: v if isinstance(v, str) else _value(v, self._vars[name][0]) for name, v in model.items()}
+        if not _satisfies(query, values):
             return None
         self.stats.by_characters += 1
-        return Result("sat", model)
+        return Result("sat", values)
 
     def ascii_first(self, exact: z3.Solver, query: list[Expr], timeout: int,
                     joined: Callable[[z3.ExprRef], z3.ExprRef] = lambda t: t) -> z3.Solver | None:
@@ -626,13 +629,11 @@ def _value(v: z3.ExprRef, sort: Sort) -> Any:
 LOWERED_RANGES = 64
 
 
-def _parses(query: list[Expr]) -> bool:
-    """Does the query read a number out of a string (`to_int`: `int.parse` and its kin)?"""
-    return any(n.op is Op.TO_INT for n in nodes(query))
-
-
-def _large_classes(query: list[Expr]) -> bool:
-    return any(n.op is Op.IN_RE and ranges_in(n.value) > LOWERED_RANGES for n in nodes(query))
+def _hard_for_z3(query: list[Expr]) -> bool:
+    """Does the query read a number out of a string (`to_int`: `int.parse` and its kin) or test a
+    Unicode class? Z3's string solver rarely answers either within the per-query limit."""
+    return any(n.op is Op.TO_INT or (n.op is Op.IN_RE and ranges_in(n.value) > LOWERED_RANGES)
+               for n in nodes(query))
 
 
 def _satisfies(query: list[Expr], model: dict[str, Any]) -> bool:

@@ -25,6 +25,7 @@ string not in `r`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 Regex = tuple[Any, ...]
@@ -91,16 +92,21 @@ def without(text: str) -> Regex:
     return ("comp", seq(star(ANY), lit(text), star(ANY)))
 
 
+def leaves(r: Regex) -> Iterator[Regex]:
+    """The expression's classes and texts (`set`, `lit`, `nocase` nodes), left to right."""
+    kind = r[0]
+    if kind in ("set", "lit", "nocase"):
+        yield r
+    elif kind in ("loop", "comp"):
+        yield from leaves(r[1])
+    else:  # seq, alt
+        for part in r[1:]:
+            yield from leaves(part)
+
+
 def ranges_in(r: Regex) -> int:
     """How many character ranges the expression's classes hold (a measure of its size)."""
-    kind = r[0]
-    if kind == "set":
-        return len(r[1])
-    if kind in ("lit", "nocase"):
-        return len(r[1])
-    if kind in ("loop", "comp"):
-        return ranges_in(r[1])
-    return sum(ranges_in(p) for p in r[1:])
+    return sum(len(leaf[1]) for leaf in leaves(r))
 
 
 def python_pattern(r: Regex) -> str:
