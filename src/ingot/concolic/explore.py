@@ -46,7 +46,7 @@ from ingot.runtime.limits import resident_bytes
 from ingot.symbolic.compiled_tracker import CompiledTrackedVM
 from ingot.symbolic.expr import Expr, Interner, Sort, post_order
 from ingot.symbolic.nearby import Tokens
-from ingot.symbolic.shadow import EntryKind, PathEntry, Shadow, Site
+from ingot.symbolic.shadow import SAFE_SIDE, EntryKind, PathEntry, Shadow, Site
 from ingot.symbolic.solver import DEFAULT_RLIMIT, DEFAULT_STRING_MODEL_UNITS, Result, Solver
 from ingot.symbolic.tracker import RunTrace, TrackedVM
 from ingot.view import Edge, ProgramView
@@ -106,6 +106,7 @@ class Options:
     max_llm_calls: int = 1000
 
 
+PAST_A_CHECK = f"{EntryKind.CHECK.value}:{SAFE_SIDE}"  # the reason of a child aimed past a check the run failed
 REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`), plus below 1 (`revisit_bonus`)
 PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the systematic flips only
 # Random inputs run between the solver's queries per million Z3 units spent on strings
@@ -297,7 +298,7 @@ class Explorer:
         # aimed at it: the k-th pass through a loop may panic where the first cannot (`t += x`)
         self._tried_checks: dict[tuple[Site, int, int], str] = {}
         self._concretize_flips: dict[Site, int] = {}
-        self._revisits: dict[tuple[Site, EdgeKey, int], int] = {}
+        self._revisits: dict[tuple[Site, EdgeKey | str, int], int] = {}  # (site, edge or check side, occurrence)
         self._seen_paths: set[tuple[tuple[Site, int], ...]] = set()
         self._unsat_edges: dict[EdgeKey, int] = {}
         self._unknown_edges: set[EdgeKey] = set()
@@ -621,7 +622,8 @@ class Explorer:
 
     def pending_checks(self) -> bool:
         """Are children aimed at panics still queued? (Coverage alone does not stop the search then.)"""
-        return any(job.reason.startswith(("check", "aim")) for _, _, job in self._queue)
+        return any(job.reason.startswith(("check", "aim")) and not job.reason.startswith(PAST_A_CHECK)
+                   for _, _, job in self._queue)
 
     def push(self, job: Job, priority: float) -> None:
         heapq.heappush(self._queue, (-priority, next(self._counter), job))
@@ -745,7 +747,7 @@ class Explorer:
                     self._unsat_edges[alt.target] = self._unsat_edges.get(alt.target, 0) + 1
                 if result.status != "sat" and j in run.trace.exact:  # the check over a fixed operand
                     result, predicted = exact_checks.pose(self, run.trace.exact[j], prefix), None
-                if entry.kind is EntryKind.CHECK:
+                if entry.kind is EntryKind.CHECK and not alt.label.startswith(SAFE_SIDE):
                     self._tried_checks[check_key(entry.site, entry.ctx, nth)] = result.status
                 if result.status != "sat" or result.model is None:
                     if result.status == "unknown":
@@ -769,13 +771,18 @@ class Explorer:
             # A covered edge may still lead somewhere new (a later loop iteration, another
             # caller): try it a few times per direction and per occurrence on the path,
             # after everything more promising.
-            revisit = (entry.site, target, min(nth, MAX_REVISIT_OCCURRENCE))
-            count = self._revisits.get(revisit, 0)
-            if not revisits or count >= self.options.revisits * (FRONTIER_REVISITS if boost else 1):
-                self.limit("revisit-cap")
+            if not self.revisit((entry.site, target, min(nth, MAX_REVISIT_OCCURRENCE)), boost, revisits):
                 return None
-            self._revisits[revisit] = count + 1
             return REVISIT_PRIORITY + self._distance.revisit_bonus(target, res.covered)
+        if entry.kind is EntryKind.CHECK and label.startswith(SAFE_SIDE):
+            # Past a check the run failed: new ground the first time at this occurrence, then
+            # revisited like a covered edge (the path before it decides what comes after: a
+            # month that parses matters only on a path whose day and year passed).
+            key = (entry.site, label, min(nth, MAX_REVISIT_OCCURRENCE))
+            first = key not in self._revisits
+            if not self.revisit(key, boost, revisits or first):
+                return None
+            return 40 if first else REVISIT_PRIORITY
         if entry.kind is EntryKind.CHECK:
             check = check_key(entry.site, entry.ctx, nth)
             if check in self._tried_checks:
@@ -792,6 +799,16 @@ class Explorer:
             return None
         self._concretize_flips[entry.site] = count + 1
         return 2
+
+    def revisit(self, key: tuple[Site, Any, int], boost: int, allowed: bool) -> bool:
+        """Count one more flip toward an already reached side at `key` (site, side, occurrence);
+        False (counted under "revisit-cap") when they are spent or not `allowed`."""
+        count = self._revisits.get(key, 0)
+        if not allowed or count >= self.options.revisits * (FRONTIER_REVISITS if boost else 1):
+            self.limit("revisit-cap")
+            return False
+        self._revisits[key] = count + 1
+        return True
 
     def panicked_at(self, qualified: str, line: int) -> None:
         """A run failed at this line: the panic sites on it were reached (and fired)."""

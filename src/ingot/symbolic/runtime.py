@@ -40,7 +40,7 @@ from ingot.symbolic.exact import ExactForms
 from ingot.symbolic.expr import Expr, Interner, Sort
 from ingot.symbolic.expr import Op as ExprOp
 from ingot.symbolic.intervals import IntRanges
-from ingot.symbolic.shadow import Alternative, EntryKind, Opt, PathEntry, Shadow, Site
+from ingot.symbolic.shadow import SAFE_SIDE, Alternative, EntryKind, Opt, PathEntry, Shadow, Site
 
 
 class SiteFrame(Protocol):
@@ -224,8 +224,11 @@ class TrackerRuntime:
             exact, released = self.exact_forms.exact(safe)
             if released and not exact.is_const:
                 self.trace.exact[len(self.trace.path)] = (x.not_(exact), released)
+        # The run failed here (a caught parse error, or the panic that ends it): the other side
+        # carries the path on, and is aimed at like a branch's edge, not like a panic.
+        label = kind if holds else SAFE_SIDE + kind
         self.record(EntryKind.CHECK, (frame.fn.index, frame.pc - 1, kind), observed,
-                    (Alternative(alt, None, kind),), frame.ctx, kind)
+                    (Alternative(alt, None, label),), frame.ctx, kind)
 
     def cannot_fail(self, safe: Expr) -> bool:
         """Does a check's `safe` hold for every input on this path, by the ranges alone? Never

@@ -45,6 +45,11 @@ class EntryKind(Enum):
     CONCRETIZE = "concretize"  # a symbolic value the tracker had to fix to its concrete value
 
 
+# The label prefix of a check's other side where the run failed (`"safe:ParseError"`): the
+# alternative that carries the path on, where the check's own label aims at the failure.
+SAFE_SIDE = "safe:"
+
+
 @dataclass(frozen=True, slots=True)
 class Alternative:
     """What the explorer can aim at by replacing an entry's observed condition with `cond`."""
