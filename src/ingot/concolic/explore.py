@@ -107,6 +107,7 @@ class Options:
 
 
 PAST_A_CHECK = f"{EntryKind.CHECK.value}:{SAFE_SIDE}"  # the reason of a child aimed past a check the run failed
+CHECK_PRIORITY = 40  # a child aimed at a check's panic, or past a failed one, the first time at an occurrence
 REVISIT_PRIORITY = 3  # a child aimed at a covered edge (`Explorer.priority`), plus below 1 (`revisit_bonus`)
 PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the systematic flips only
 # Random inputs run between the solver's queries per million Z3 units spent on strings
@@ -782,7 +783,7 @@ class Explorer:
             first = key not in self._revisits
             if not self.revisit(key, boost, revisits or first):
                 return None
-            return 40 if first else REVISIT_PRIORITY
+            return CHECK_PRIORITY if first else REVISIT_PRIORITY
         if entry.kind is EntryKind.CHECK:
             check = check_key(entry.site, entry.ctx, nth)
             if check in self._tried_checks:
@@ -792,7 +793,7 @@ class Explorer:
                     self.limit("check-repeat")
                 return None
             self._tried_checks[check] = "pending"
-            return 40
+            return CHECK_PRIORITY
         count = self._concretize_flips.get(entry.site, 0)
         if count >= self.options.concretize_flips:
             self.limit("concretize-flips")
@@ -800,7 +801,7 @@ class Explorer:
         self._concretize_flips[entry.site] = count + 1
         return 2
 
-    def revisit(self, key: tuple[Site, Any, int], boost: int, allowed: bool) -> bool:
+    def revisit(self, key: tuple[Site, EdgeKey | str, int], boost: int, allowed: bool) -> bool:
         """Count one more flip toward an already reached side at `key` (site, side, occurrence);
         False (counted under "revisit-cap") when they are spent or not `allowed`."""
         count = self._revisits.get(key, 0)

@@ -95,10 +95,10 @@ DEFAULT_RLIMIT = 1_000_000
 # Units an exploration's queries over the string models' terms may spend in all (then the
 # explorer turns the models off and the solver refuses such queries): seconds of string solving.
 # A few hundred queries: most cost little more than `QUERY_UNITS`, one asked as arithmetic over
-# characters 60-400 k (`char_arrays`). At a third of this, a quarter went in the first dozen runs
-# of a parser's exploration, and with the models off every condition after a `split` or `chars()`
-# was left to fuzzing (a path with three ".." parts and nothing left to pop); at half of it, the
-# date parser of `booking_intent` spent its tranche in 110 queries, before a month parsed.
+# characters 60-400 k (`char_arrays`). At an eighth of this (1.5 M) the budget went in the first
+# dozen runs of a parser's exploration, and with the models off every condition after a `split`
+# or `chars()` was left to fuzzing (a path with three ".." parts and nothing left to pop); at half
+# of it, the date parser of `booking_intent` spent its tranche in 110 queries, before a month parsed.
 DEFAULT_STRING_MODEL_UNITS = 12_000_000
 # What a query over those terms is charged beyond its units: setting up a fresh string solver
 # and its regular languages costs time Z3 does not count (~10-50 ms, as much as 10-20 k units).
