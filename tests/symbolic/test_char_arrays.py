@@ -70,7 +70,8 @@ def test_z3_s_string_solver_alone_gives_up_on_it() -> None:
 
 
 def test_an_unsat_query_is_never_answered_by_the_lowering() -> None:
-    # the lowering only finds models; "unsat" still comes from Z3 (here: a month both 2 and 3)
+    # the characters' question only finds models, and here lengths fit (a month both 2 and 3):
+    # "unsat" can only come from Z3
     x = Interner()
     date, query = leap_day(x)
     parts = _Parts(SimpleNamespace(x=x), date, "-", 4)

@@ -549,8 +549,7 @@ class Solver:
         the assertions (a split's parts, `straight_line`)."""
         if not self._ascii_views:
             return None
-        seen: dict[int, Any] = {}
-        viewed = [n.id for c in query for n in post_order(c, seen) if n.id in self._ascii_views]
+        viewed = [n.id for n in nodes(query) if n.id in self._ascii_views]
         if not viewed:
             return None
         pairs = [(joined(self._memo[n]), joined(self._ascii_views[n][0])) for n in viewed]

@@ -105,8 +105,8 @@ def leaves(r: Regex) -> Iterator[Regex]:
 
 
 def ranges_in(r: Regex) -> int:
-    """How many character ranges the expression's classes hold (a measure of its size)."""
-    return sum(len(leaf[1]) for leaf in leaves(r))
+    """How many character ranges the expression's classes hold (its texts count none)."""
+    return sum(len(leaf[1]) for leaf in leaves(r) if leaf[0] == "set")
 
 
 def python_pattern(r: Regex) -> str:
