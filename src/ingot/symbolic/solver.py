@@ -443,9 +443,14 @@ class Solver:
         timer = threading.Timer(max(0.0, left), self._interrupt, (ctx if ctx is not None else self.ctx,))
         timer.start()
         try:
-            return s.check()
+            status = s.check()
         finally:
             timer.cancel()
+            timer.join()  # (a timer already firing has to finish before `_interrupted` is read)
+        # The deadline may pass as Z3 answers: the timer then interrupts a context whose check is
+        # over, and the solver has no model to give ("there is no current model"), so the
+        # answer is as good as an interrupted one.
+        return z3.unknown if self._interrupted else status
 
     def _interrupt(self, ctx: z3.Context) -> None:
         self._interrupted = True  # (Z3 gives the reason of a resource limit: "canceled")
