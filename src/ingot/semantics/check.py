@@ -117,6 +117,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
                            f"expected `null`, found `{ty}`; end this with `;` to discard the value")
             if frame.ret is not None and frame.ret != NULL and not isinstance(owner, A.TestDecl):
                 self.expect_value(body, ty, frame.ret, body.span)
+            elif frame.ret == NULL and body.tail is not None:
+                self.null_valued_if(body.tail)
             elif frame.ret is None:
                 frame.returns.append(ty)
         finally:
@@ -154,8 +156,8 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
     # -- blocks and statements --------------------------------------------------
     def block(self, b: A.Block, expected: Ty | None) -> Ty:
         self.push_scope()
+        diverges = False
         try:
-            diverges = False
             for s in b.stmts:
                 if self.stmt(s):
                     diverges = True
@@ -166,7 +168,10 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             else:
                 ty = NULL
         finally:
-            self.pop_scope()
+            if diverges:
+                self.pop_scope()
+            else:
+                self.pop_block()  # what its assignments established holds after it
         self.tp.types[b] = NEVER if diverges else ty
         return NEVER if diverges else ty
 
@@ -190,6 +195,7 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
                 self.expect_value(s.value, ty, declared, s.value.span)
                 var_ty = declared
             else:
+                self.null_valued_if(s.value)
                 var_ty = ty if empty else self.let_type(s, ty)
             var = self.declare(s.name, var_ty, s.name_span)
             self.tp.bindings[s] = var
@@ -228,8 +234,7 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             self.expr(s.value, None)
             return True
         if isinstance(s, A.While):
-            true_facts, _ = self.condition(s.cond)
-            self.loop_body(s.body, true_facts)
+            self.loop(s)
             # `while (true)` that no `break` leaves ends only by `return` or `throw`
             return isinstance(s.cond, A.BoolLit) and s.cond.value and not _breaks_out(s.body)
         if isinstance(s, A.ForC):
@@ -237,29 +242,14 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             try:
                 if s.init is not None:
                     self.stmt(s.init)
-                facts: Facts = {}
-                if s.cond is not None:
-                    facts, _ = self.condition(s.cond)
-                self.loop_body(s.body, facts)
-                if s.step is not None:
-                    self.frames[-1].loops += 1
-                    try:
-                        self.stmt(s.step)
-                    finally:
-                        self.frames[-1].loops -= 1
+                after = self.loop(s)
             finally:
                 self.pop_scope()
+            self.apply_facts(after)
             return False
         if isinstance(s, A.ForIn):
             it = self.expr(s.iterable, None)
-            elem = self.element_type(it, s.iterable.span)
-            self.push_scope()
-            try:
-                var = self.declare(s.name, elem, s.span)
-                self.tp.bindings[s] = var
-                self.loop_body(s.body, {})
-            finally:
-                self.pop_scope()
+            self.loop(s, self.element_type(it, s.iterable.span))
             return False
         raise AssertionError(s)
 
@@ -304,15 +294,33 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
             return ty  # the engine keeps a variant's literal type (`let c = C.R` is `C.R`)
         return widen(ty)
 
-    def loop_body(self, body: A.Block, facts: Facts) -> None:
-        self.frames[-1].loops += 1
+    def loop(self, s: A.While | A.ForC | A.ForIn, elem: Ty = ANY) -> Facts:
+        """Check a loop (`elem`: a `for`-`in`'s element type). As on the engine, a variable assigned
+        anywhere in the loop has its declared type at the loop's head, so in the condition and
+        the whole body, and after the loop, where the condition's falsity narrows it unless a
+        `break` may leave the loop. Returns the facts after the loop (applied here)."""
+        self.apply_facts({var: var.ty for name in _assigned_names(s) if (var := self.lookup(name)) is not None})
         self.push_scope()
+        self.frames[-1].loops += 1
         try:
-            self.apply_facts(facts)
-            self.block(body, None)
+            cond = s.cond if isinstance(s, (A.While, A.ForC)) else None
+            true_facts, false_facts = self.condition(cond) if cond is not None else ({}, {})
+            self.push_scope()
+            try:
+                self.apply_facts(true_facts)
+                if isinstance(s, A.ForIn):
+                    self.tp.bindings[s] = self.declare(s.name, elem, s.span)
+                self.block(s.body, None)
+                if isinstance(s, A.ForC) and s.step is not None:
+                    self.stmt(s.step)
+            finally:
+                self.pop_scope()
         finally:
-            self.pop_scope()
             self.frames[-1].loops -= 1
+            self.pop_scope()  # (each variable assigned in the loop is back to its declared type)
+        after = false_facts if not _breaks_out(s.body) else {}
+        self.apply_facts(after)
+        return after
 
     def element_type(self, it: Ty, span: Span) -> Ty:
         t = expand(it, self.items)
@@ -347,10 +355,7 @@ class Checker(ExprChecker, CallChecker, NarrowingChecker):
         if isinstance(s.target, A.Name):
             var = self.lookup(s.target.ident)
             if var is not None:
-                self.forget(var)
-                narrowed = self.narrow_to(var.ty, ty)
-                if narrowed is not None and s.op is None:
-                    self.apply_facts({var: narrowed})
+                self.assigned_type(var, ty if s.op is None else var.ty)
 
     def place(self, target: A.Expr) -> Ty:
         """The type of an assignment target (a variable, field or element)."""
@@ -391,6 +396,21 @@ __all__ = ["check_module", "Checker", "EnumT", "INT", "FLOAT"]
 
 def _is_empty_collection(e: A.Expr) -> bool:
     return (isinstance(e, A.ArrayLit) and not e.elements) or (isinstance(e, A.MapLit) and not e.entries)
+
+
+def _assigned_names(loop: A.While | A.ForC | A.ForIn) -> set[str]:
+    """The names `loop` assigns to anywhere in it (in lambdas too: calling one may assign)."""
+    names: set[str] = set()
+    todo: list[object] = [loop]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, A.Assign) and isinstance(x.target, A.Name):
+            names.add(x.target.ident)
+        if isinstance(x, (list, tuple)):
+            todo.extend(x)
+        elif type(x).__module__ == A.__name__ and dataclasses.is_dataclass(x):
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))  # type: ignore[arg-type]
+    return names
 
 
 def _breaks_out(body: A.Block) -> bool:

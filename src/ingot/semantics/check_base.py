@@ -19,6 +19,7 @@ from ingot.semantics.hir import (
 from ingot.semantics.resolve import FuncItem, Items, Resolver
 from ingot.semantics.types import (
     ANY,
+    NEVER,
     NULL,
     ClassT,
     ListT,
@@ -64,6 +65,9 @@ class CheckerBase:
         self.tp = TypedProgram(module)
         self.scopes: list[dict[str, LocalVar]] = []
         self.narrowed: list[Facts] = []
+        # Per scope, the variables of enclosing scopes assigned in it: their facts describe the
+        # state where the scope ends, which a construct either joins (`if` branches, loops) or forgets.
+        self.assigned: list[set[LocalVar]] = []
         self.forgets = 0  # how many times `forget` ran: facts computed before then may be stale
         self.frames: list[Frame] = []
         self.in_prompt = False
@@ -86,10 +90,36 @@ class CheckerBase:
     def push_scope(self) -> None:
         self.scopes.append({})
         self.narrowed.append({})
+        self.assigned.append(set())
 
     def pop_scope(self) -> None:
-        self.scopes.pop()
+        """End a scope whose end state no construct joins (a `match` arm, a lambda body, ...):
+        what its assignments established is forgotten everywhere, as the engine does."""
+        for var in self._pop():
+            self.forget(var)
+
+    def pop_branch(self) -> Facts:
+        """End a scope whose end state the caller joins: the types of the variables assigned in
+        it, as they are where it ends. Enclosing facts stay, for the caller to update."""
+        state = {var: self.var_type(var) for var in self.assigned[-1]}
+        self._pop()
+        return state
+
+    def pop_block(self) -> None:
+        """End a block that completes normally: what holds at its end holds after it."""
+        facts = self.narrowed[-1]
+        self._pop()
+        if self.narrowed:
+            self.narrowed[-1].update(facts)
+
+    def _pop(self) -> set[LocalVar]:
+        """Pop a scope; return the enclosing variables assigned in it, now assigned in its parent too."""
+        declared = set(self.scopes.pop().values())
         self.narrowed.pop()
+        assigned = {var for var in self.assigned.pop() if var not in declared}
+        if self.assigned:
+            self.assigned[-1].update(assigned)
+        return assigned
 
     def declare(self, name: str, ty: Ty, span: Span) -> LocalVar:
         owner = self.frames[-1].owner
@@ -135,10 +165,17 @@ class CheckerBase:
         self.narrowed[-1].update(facts)
 
     def forget(self, var: LocalVar) -> None:
-        """An assignment ends narrowing of `var` in every enclosing scope."""
+        """End narrowing of `var` in every enclosing scope."""
         self.forgets += 1
         for facts in self.narrowed:
             facts.pop(var, None)
+
+    def assigned_type(self, var: LocalVar, ty: Ty) -> None:
+        """`var = value` of type `ty`: from here on `var` has that type (when narrower than its
+        declared one) until a later assignment, or a join of branches or loop edges."""
+        self.forgets += 1  # facts computed before may be stale
+        self.narrowed[-1][var] = self.narrow_to(var.ty, ty) or var.ty
+        self.assigned[-1].add(var)
 
     def note_capture(self, var: LocalVar) -> None:
         """A variable of an enclosing body used inside a lambda is captured by reference."""
@@ -188,14 +225,15 @@ class CheckerBase:
 
     def expect_value(self, node: A.Expr | A.Block, ty: Ty, expected: Ty, span: Span) -> None:
         """Report E0029/E0001 when a value of type `ty` is used where `expected` is needed."""
-        if self.assignable(ty, expected):
-            return
         if isinstance(node, A.Block) and isinstance(node.tail, A.If) and node.tail.otherwise is None:
             node = node.tail
-        if isinstance(node, A.If) and node.otherwise is None:
+        if isinstance(node, A.If) and node.otherwise is None and expected not in (ANY, NULL):
+            # (even where `expected` holds null: the engine wants the `else` written out)
             self.error(Code.MISSING_VALUE, "missing value", node.span,
                        f"expected `{expected}`, but an `if` without `else` evaluates to `null`; "
                        "add an `else` branch")
+            return
+        if self.assignable(ty, expected):
             return
         if isinstance(node, A.Block) and node.tail is None and ty == NULL:
             last = node.stmts[-1] if node.stmts else None
@@ -207,6 +245,20 @@ class CheckerBase:
                            f"expected `{expected}`, but this block has no value")
             return
         self.mismatch(expected, ty, span)
+
+    def null_valued_if(self, e: A.Expr) -> None:
+        """E0001 for a value in the `then` branch of an `if` without `else` whose value is used
+        without an expected type (`let s = if (c) { "x" };`): such an `if` is `null`, and the
+        engine checks the branch's value against that."""
+        while isinstance(e, A.If) and isinstance(e.otherwise, A.If):
+            e = e.otherwise
+        if not isinstance(e, A.If) or e.otherwise is not None or e.then.tail is None:
+            return
+        ty = self.tp.types.get(e.then, NULL)
+        if ty not in (NULL, NEVER, ANY):
+            self.error(Code.MISMATCH, "mismatched types", e.then.tail.span,
+                       f"an `if` without `else` evaluates to `null`, so its branch cannot produce `{ty}`; "
+                       "add an `else` branch")
 
     # -- implemented by the mixins (check_expr, check_calls, narrowing, check) ------------
     def expr(self, e: A.Expr, expected: Ty | None) -> Ty:
@@ -251,6 +303,9 @@ class CheckerBase:
         raise NotImplementedError
 
     def pattern(self, p: A.Pattern, scrut: Ty) -> list[tuple[str, LocalVar]]:
+        raise NotImplementedError
+
+    def narrow_to(self, declared: Ty, value: Ty) -> Ty | None:
         raise NotImplementedError
 
 

@@ -3,6 +3,8 @@ expressions, pattern resolution and refutability."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ingot.semantics.check_base import (
     EQUALITY,
     CheckerBase,
@@ -194,38 +196,60 @@ class NarrowingChecker(CheckerBase):
 
     # -- control-flow expressions ----------------------------------------------------
     def if_expr(self, e: A.If, expected: Ty | None) -> Ty:
+        """An `if`, and the state after it: each variable a condition narrows or a branch assigns
+        has the union of its types where the branches that complete end (a branch that returns,
+        throws, breaks or continues adds nothing), as on the engine."""
         self.push_scope()
         try:
-            then_ty, true_facts, false_facts = self.then_branch(e, expected)
+            then_ty, true_facts, false_facts, then_end = self.then_branch(e, expected)
+            branches = [Branch(then_ty, true_facts, then_end)]
             if e.otherwise is None:
-                if then_ty == NEVER:
-                    # `if (x == null) { return ...; }`: the rest of the block sees x narrowed.
-                    self.narrowed[-2].update(false_facts)
-                return union([then_ty, NULL]) if then_ty != NEVER else NULL
-            self.push_scope()
-            try:
+                branches.append(Branch(NULL, false_facts, {}))  # no `else`: the condition was false
+                ty = union([then_ty, NULL]) if then_ty != NEVER else NULL
+            else:
+                self.push_scope()
                 self.apply_facts(false_facts)
-                else_ty = self.else_if_chain(e.otherwise, expected) if isinstance(e.otherwise, A.If) \
-                    else self.branch_value(e.otherwise, expected)
-            finally:
-                self.pop_scope()
-            if then_ty == NEVER and else_ty != NEVER:
-                self.narrowed[-2].update(false_facts)
-            elif else_ty == NEVER and then_ty != NEVER:
-                self.narrowed[-2].update(true_facts)
-            return union([then_ty, else_ty])
+                if isinstance(e.otherwise, A.If):
+                    else_ty, last_ty = self.else_if_chain(e.otherwise, expected, branches)
+                else:
+                    else_ty = last_ty = self.branch_value(e.otherwise, expected)
+                # (the `else` scope holds every condition's falsity, and the last branch's assignments)
+                falsity = dict(self.narrowed[-1])
+                branches.append(Branch(last_ty, falsity, self.pop_branch()))
+                ty = union([then_ty, else_ty])
+            after = self.join_branches(branches)
         finally:
             facts_after = self.narrowed[-1]
             self.pop_scope()
             if facts_after:
                 self.narrowed[-1].update(facts_after)
+        self.apply_facts(after)
+        return ty
 
-    def else_if_chain(self, first: A.If, expected: Ty | None) -> Ty:
+    def join_branches(self, branches: list[Branch]) -> Facts:
+        """The types after an `if` of the variables its conditions narrow or its branches assign:
+        the union over the branches that complete of each one's type where it ends (its end state,
+        else its condition's fact, else the type before the `if`)."""
+        live = [b for b in branches if b.ty != NEVER]
+        if not live:
+            return {}
+        joined: Facts = {}
+        for b in branches:
+            for var in (*b.facts, *b.end):
+                if var in joined:
+                    continue
+                before = self.var_type(var)
+                ty = union(b.end.get(var, b.facts.get(var, before)) for b in live)
+                joined[var] = before if self.assignable(before, ty) else ty
+        return joined
+
+    def else_if_chain(self, first: A.If, expected: Ty | None, branches: list[Branch]) -> tuple[Ty, Ty]:
         """The `else if` links after an `if`, checked in a loop (a chain can be thousands of links
         long) inside the first `else`'s scope: each link's condition and branches see the facts
-        every earlier condition's falsity establishes, as nested scopes would show them. Facts
-        a diverging inner branch establishes would only reach its own `else` scope, which ends
-        with the chain, so they are not recorded.
+        every earlier condition's falsity establishes, as nested scopes would show them. Each
+        link's `then` branch is added to `branches` (with the facts it saw, for `join_branches`);
+        the caller adds the last `else` (or the missing one), whose state the `else` scope holds.
+        Returns the chain's type and the last `else`'s (null when it is missing).
 
         The chain's type is one union of every branch's type, in order (`union` flattens, so
         this is the type nesting would give), recorded for the `if` heading the chain only:
@@ -233,22 +257,26 @@ class NarrowingChecker(CheckerBase):
         (link k's type has a member per branch after it when the branches are distinct literals).
         """
         branch_types: list[Ty] = []
+        falsity = dict(self.narrowed[-1])  # what holds in the `else` scope: each earlier condition false
         link = first
         while True:
-            then_ty, _, false_facts = self.then_branch(link, expected)
+            then_ty, true_facts, false_facts, end = self.then_branch(link, expected)
             branch_types.append(then_ty)
+            branches.append(Branch(then_ty, {**falsity, **true_facts} if then_ty != NEVER else true_facts, end))
+            self.apply_facts(false_facts)
+            falsity.update(false_facts)
             if link.otherwise is None:
                 branch_types.append(NULL)  # no `else`: null (a diverging branch adds nothing)
                 break
-            self.apply_facts(false_facts)
             if not isinstance(link.otherwise, A.If):
                 branch_types.append(self.branch_value(link.otherwise, expected))
                 break
             link = link.otherwise
-        return union(branch_types)
+        return union(branch_types), branch_types[-1]
 
-    def then_branch(self, e: A.If, expected: Ty | None) -> tuple[Ty, Facts, Facts]:
-        """An `if`'s condition and `then` branch: its type and the facts when true / false."""
+    def then_branch(self, e: A.If, expected: Ty | None) -> tuple[Ty, Facts, Facts, Facts]:
+        """An `if`'s condition and `then` branch: its type, the facts when true / false, and the
+        types where the branch ends of the variables assigned in it."""
         if isinstance(e.cond, A.IfLet):
             vty = self.expr(e.cond.value, None)
             true_facts: Facts = {}
@@ -265,8 +293,8 @@ class NarrowingChecker(CheckerBase):
             self.apply_facts(true_facts)
             then_ty = self.branch_value(e.then, expected)
         finally:
-            self.pop_scope()
-        return then_ty, true_facts, false_facts
+            end = self.pop_branch()
+        return then_ty, true_facts, false_facts, end
 
     def branch_value(self, b: A.Block, expected: Ty | None) -> Ty:
         """A branch's block; a value of the wrong type is reported at the branch, as the engine does."""
@@ -435,6 +463,16 @@ class NarrowingChecker(CheckerBase):
             self.tp.patterns[p] = TypeTest(AliasT(full))
         else:
             self.error(Code.UNRESOLVED_TYPE, f"unresolved type: {full}", p.span)
+
+
+@dataclass(slots=True)
+class Branch:
+    """One branch of an `if`: its type (NEVER: it does not complete), the facts its condition
+    gave it, and the types where it ends of the variables assigned in it."""
+
+    ty: Ty
+    facts: Facts
+    end: Facts
 
 
 LOGICAL = ("&&", "||")

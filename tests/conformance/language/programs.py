@@ -1532,3 +1532,160 @@ function F(c: bool, b: int) -> string {
   s + " " + (v >= b).to_string() + " " + same.to_string() + " " + t.to_string()
     + " " + ((if (c) { 2 } else { 10 }) == b).to_string()
 }''')
+
+# An assignment narrows a variable until the next join: after an `if` each variable a branch
+# assigns (or a condition narrows) has the union of its types where the branches that complete
+# end. A variable assigned in a loop has its declared type at the loop's head and after it (but
+# for the condition's falsity when no `break` leaves the loop); one assigned in a `match` arm or
+# a lambda is back to its declared type.
+program("assign_after_null_check", "Shout", [{"name": None}, {"name": "bob"}], r'''
+function Shout(name: string?) -> string {
+  let n = name;
+  if (n == null) { n = "anon"; }
+  n.to_upper_case()
+}''')
+
+program("assign_in_both_branches", "F", [{"b": True, "a": None}, {"b": False, "a": None}, {"b": False, "a": "xyz"}], r'''
+function F(b: bool, a: string | int | null) -> int {
+  let x: int? = null;
+  if (b) { x = 1; } else { x = 2; }
+  let y = a;
+  if (y is string) { y = y.length(); } else if (y == null) { y = 0; }
+  x + y
+}''')
+
+program("assign_branch_diverges", "F", [{"b": True, "c": 1}, {"b": False, "c": 1}, {"b": False, "c": 7}], r'''
+function F(b: bool, c: int) -> int {
+  let x: int? = null;
+  if (b) { return 0; } else { x = 1; }
+  let y: int? = null;
+  if (c > 5) { y = c; } else if (c == 1) { y = 10; } else { throw "no" }
+  x + y
+}''')
+
+program("assign_nested_and_chained", "F", [{"a": None, "b": True}, {"a": None, "b": False}, {"a": 7, "b": True}], r'''
+function F(a: int?, b: bool) -> int {
+  let x = a;
+  if (x == null) { if (b) { x = 1; } else { x = 2; } }
+  let z = a;
+  if (z == null) { z = 10; } else if (b) { z = 20; }
+  x + z
+}''')
+
+program("assign_in_block_and_if_value", "F", [{"a": None, "b": True}, {"a": None, "b": False}], r'''
+function F(a: int?, b: bool) -> int {
+  let x = a;
+  let y = { x = 1; 2 };
+  let w = a;
+  let v = if (b) { w = 3; 10 } else { w = 4; 20 };
+  x + y + w + v
+}''')
+
+program("assign_in_null_loop", "F", [{"a": None, "b": False}, {"a": 3, "b": True}], r'''
+function F(a: int?, b: bool) -> int {
+  let x = a;
+  let tries = 0;
+  while (x == null) {
+    tries += 1;
+    if (b && tries < 2) { continue; }
+    x = 5;
+  }
+  x + tries
+}''')
+
+program("diverging_else_if_links_narrow", "F", [{"x": None, "y": 1}, {"x": 1, "y": None}, {"x": 2, "y": 3}], r'''
+function F(x: int?, y: int?) -> int {
+  if (x == null) { return -1; } else if (y == null) { return -2; }
+  x + y
+}''')
+
+invalid("assign_in_one_branch_only", r'''
+function F(b: bool) -> int {
+  let x: int? = null;
+  if (b) { x = 1; }
+  x + 1
+}''')
+
+invalid("assign_null_in_else", r'''
+function F(b: bool) -> int {
+  let x: int? = 0;
+  if (b) { x = 1; } else { x = null; }
+  x + 1
+}''')
+
+invalid("assign_in_match_arm", r'''
+function F(a: int?) -> int {
+  let x = a;
+  match (x) { null => { x = 1; }, _ => {} }
+  x + 1
+}''')
+
+invalid("assign_in_lambda_forgets", r'''
+function F(a: int?) -> int {
+  let x = a;
+  if (x == null) { x = 1; }
+  let f = () -> null { x = null; };
+  f();
+  x + 1
+}''')
+
+invalid("assign_in_loop_widens_head", r'''
+function F(a: int?) -> int {
+  let x = a;
+  if (x == null) { x = 0; }
+  let t = 0;
+  let i = 0;
+  while (i < 3) { t = t + x; x = null; i += 1; }
+  t
+}''')
+
+invalid("assign_in_loop_widens_after", r'''
+function F(a: int?) -> int {
+  let x = a;
+  if (x == null) { x = 0; }
+  for (let i = 0; i < 3; i += 1) { x = 1; }
+  x + 1
+}''')
+
+invalid("assign_in_loop_with_break", r'''
+function F(a: int?, b: bool) -> int {
+  let x = a;
+  while (x == null) { if (b) { x = 3; break; } x = 5; }
+  x + 1
+}''')
+
+# An `if` without `else` is `null`: its value cannot be used where a value is expected (even
+# one that holds null), and its `then` branch's value must be null where none is expected.
+invalid("if_without_else_let", r'''
+function F(score: int) -> string {
+  let s = "x";
+  let suffix = if (score > 90) { " (top)" };
+  s
+}''')
+
+invalid("if_without_else_else_if_let", r'''
+function F(b: bool, c: bool) -> int? {
+  let x = if (b) { 1 } else if (c) { 2 };
+  x
+}''')
+
+invalid("if_without_else_tail", r'''
+function F(b: bool) -> int? {
+  if (b) { 1 }
+}''')
+
+invalid("if_without_else_returned", r'''
+function F(b: bool) -> int? {
+  return if (b) { 1 };
+}''')
+
+invalid("if_without_else_argument", r'''
+function G(x: int?) -> int? { x }
+function F(b: bool) -> int? {
+  G(if (b) { 1 })
+}''')
+
+invalid("if_without_else_tail_of_null_function", r'''
+function F(b: bool) -> null {
+  if (b) { 1 }
+}''')
