@@ -37,6 +37,29 @@ MAX_NESTING = 1000
 ITEM_KEYWORDS = {"function", "class", "enum", "type", "const", "client", "test", "testset", "let",
                  "generator", "retry_policy", "template_string"}
 
+# Which words can name what, as the engine (0.23) decides: it has no single list of reserved
+# words. Control-flow words are never names. Item words are no parameter, field or function
+# name; `let <item word>` ends the body there (see parse_let). `client` and `const` name a
+# parameter, a field or a class literal's field, not a local; `extends`, `requires` and
+# `interface` name a parameter of no kind but declare a field (which no class literal can set).
+CONTROL_WORDS = frozenset("if else for while let in break continue return throw match catch throws "
+                          "instanceof await is spawn defer".split())
+ITEM_WORDS = frozenset("function class enum generator test testset retry_policy template_string".split())
+# A parameter (of a function or a lambda): E0107 at the name, or E0010 for the words the engine
+# reads as a misplaced item (`let`, removed `retry_policy` / `template_string` blocks).
+PARAM_RESERVED = CONTROL_WORDS | ITEM_WORDS | {"extends", "interface", "implements", "implement", "requires"}
+PARAM_MISPLACED = frozenset({"let", "retry_policy", "template_string"})
+# A function's (or method's) name: E0107 at `function`.
+FUNCTION_NAME_RESERVED = CONTROL_WORDS | ITEM_WORDS | {"client"}
+# A local (`let`, `for (let x in ...)`, a pattern's `let x`, a catch binding): E0010 at the name.
+LOCAL_RESERVED = CONTROL_WORDS | {"client", "const", "test", "testset", "extends", "requires"}
+# `let <word>` where the word starts an item: the body ends before it (see parse_let).
+LOCAL_ITEM_WORDS = (ITEM_WORDS - {"test", "testset"}) | {"interface", "implements", "implement"}
+# A field declared in a class body (`function` starts a method): E0010 at the name.
+FIELD_RESERVED = CONTROL_WORDS | (ITEM_WORDS - {"function"})
+# A field set in a class literal or matched in a class pattern: E0010 at the name.
+FIELD_VALUE_RESERVED = FIELD_RESERVED | {"extends", "requires", "interface"}
+
 
 class ParseError(Exception):
     def __init__(self, diagnostic: Diagnostic) -> None:
@@ -66,6 +89,10 @@ class ParserBase:
         self.nesting = 0  # inside ( ) or [ ], where newlines never end an expression
         self.depth = 0  # nested expressions, types and patterns being parsed (see MAX_NESTING)
         self.paren_close: dict[int, int] | None = None  # `(` token index -> its `)`, when first needed
+        # The blocks being parsed, innermost last: each one's `{` offset and, for a body, the
+        # declared result type (which parse_let's `let class` error names, as the engine does).
+        self.blocks: list[tuple[int, A.TypeExpr | None]] = []
+        self.body_type: A.TypeExpr | None = None  # the result type of the body parsed next
 
     # -- token helpers ------------------------------------------------------
     @property
@@ -128,12 +155,19 @@ class ParserBase:
             return self.advance()
         raise self.error("unexpected token", primary=f"expected {what}, found `{describe(self.tok)}`")
 
-    def name_ident(self, what: str = "a name") -> Token:
-        """An identifier that is not a reserved word (for `let`, parameters, ...)."""
+    def name_ident(self, what: str = "a name", reserved: frozenset[str] | None = None) -> Token:
+        """An identifier that is not a reserved word: `reserved` (one of the sets above), by default
+        the lexer's KEYWORDS (for the names of types, constants, clients, ...)."""
         t = self.ident(what)
-        if t.text in KEYWORDS and t.text not in ("null", "true", "false"):
+        if reserved is None:
+            reserved = KEYWORDS
+        if t.text in reserved and t.text not in ("null", "true", "false"):
             raise self.error("unexpected token", t, f"expected {what}, found keyword `{t.text}`")
         return t
+
+    def local_name(self, what: str) -> Token:
+        """The name a `let`, a `for` loop, a pattern or a `catch` binds."""
+        return self.name_ident(what, LOCAL_RESERVED)
 
     def doc_at(self, index: int) -> str | None:
         return self.docs.get(index)
@@ -169,7 +203,7 @@ class ParserBase:
     def looks_like_type_args(self) -> bool:
         raise NotImplementedError
 
-    def parse_param(self, require_type: bool) -> A.Param:
+    def parse_param(self, require_type: bool, owner: str = "lambda") -> A.Param:
         raise NotImplementedError
 
     def parse_template(self, tok: Token) -> A.Template:

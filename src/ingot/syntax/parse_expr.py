@@ -9,6 +9,7 @@ from ingot.syntax.lexer import T, Token
 from ingot.syntax.parse_base import (
     BINARY_POWER,
     COMPOUND_ASSIGN,
+    FIELD_VALUE_RESERVED,
     IS_POWER,
     ParseError,
     ParserBase,
@@ -83,9 +84,9 @@ class ExprParser(ParserBase):
     def parse_catch(self, expr: A.Expr, start: int) -> A.Catch:
         self.advance()
         self.expect("(")
-        binding = self.name_ident("an error binding")
+        binding = self.local_name("an error binding")
         if self.eat(","):
-            self.name_ident("a context binding")
+            self.local_name("a context binding")
         self.expect(")")
         arms = self.parse_arms(guards=False)
         return A.Catch(expr, binding.text, arms, self.span(start))
@@ -225,7 +226,7 @@ class ExprParser(ParserBase):
             if text == "b" and self.peek().kind is T.STRING and self.peek().start == t.end:
                 raise self.error("byte strings (`b\"...\"`, the `uint8array` type) are not supported yet",
                                  code=Code.UNSUPPORTED)
-            if text in ("let", "while", "for", "function", "class", "enum"):
+            if text in ("let", "while", "for", "function", "class", "enum", "extends", "interface", "requires"):
                 raise self.error("unexpected token",
                                  primary=f"expected an expression, found keyword `{text}`")
             if text == "baml" and not no_class_lit and (qualified := self.qualified_class_name()) is not None:
@@ -294,16 +295,19 @@ class ExprParser(ParserBase):
             if not self.eat(","):
                 break
         self.expect(")")
-        ret = None
-        if self.eat("->"):
-            ret = self.parse_type()
-        else:
+        # `->` and `=>` are one arrow to the engine: either may be followed by a return type
+        # (`(x: int) => int { ... }`, `(x: int) -> { ... }`), read up to `throws` or the body.
+        if not self.eat("->"):
             self.expect("=>")
+        ret = None
+        if not (self.at("{") or self.at("throws")):
+            ret = self.parse_type()
         throws = None
         if self.eat("throws"):
             throws = self.parse_type()
         if not self.at("{"):
             raise self.error("unexpected token", primary="a lambda body must be a block `{ ... }`")
+        self.body_type = ret
         body = self.parse_block(function_body=True)
         return A.Lambda(params, ret, body, self.span(start), throws)
 
@@ -341,7 +345,7 @@ class ExprParser(ParserBase):
                 spread = self.parse_expr()
                 spread_at = len(fields)
             else:
-                f = self.ident("a field name")
+                f = self.name_ident("a field name", FIELD_VALUE_RESERVED)
                 if self.eat(":"):
                     value = self.parse_expr()
                 else:

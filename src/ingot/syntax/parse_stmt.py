@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from ingot.syntax import ast as A
-from ingot.syntax.diagnostics import Code
-from ingot.syntax.lexer import T
+from ingot.syntax.diagnostics import Code, Diagnostic, Span
+from ingot.syntax.lexer import T, Token
 from ingot.syntax.parse_base import (
+    FIELD_VALUE_RESERVED,
+    LOCAL_ITEM_WORDS,
+    ParseError,
     ParserBase,
     describe,
 )
+
+
+def accepts_null(ty: A.TypeExpr) -> bool:
+    """Whether a declared type (as written) holds `null`: a body of this type may end without a value."""
+    if isinstance(ty, A.OptionalType):
+        return True
+    if isinstance(ty, A.UnionType):
+        return any(accepts_null(m) for m in ty.members)
+    return isinstance(ty, A.NamedType) and ty.name in ("null", "void")
 
 
 class StmtParser(ParserBase):
@@ -131,6 +143,14 @@ class StmtParser(ParserBase):
     # -- blocks and statements ----------------------------------------------
     def parse_block(self, function_body: bool = False) -> A.Block:
         start = self.expect("{").start
+        self.blocks.append((start, self.body_type if function_body else None))
+        self.body_type = None
+        try:
+            return self.parse_block_rest(start)
+        finally:
+            self.blocks.pop()
+
+    def parse_block_rest(self, start: int) -> A.Block:
         stmts: list[A.Stmt] = []
         tail: A.Expr | None = None
         while not self.at("}"):
@@ -222,11 +242,13 @@ class StmtParser(ParserBase):
 
     def parse_let(self) -> A.Let | A.LetPattern:
         start = self.advance().start
+        if self.tok.kind is T.IDENT and self.tok.text in LOCAL_ITEM_WORDS:
+            raise self.item_in_body(self.toks[self.i - 1])
         if not (self.tok.kind is T.IDENT and (self.peek().is_(":") or self.peek().is_("="))):
             pattern = self.parse_pattern()
             self.expect("=")
             return self.parse_let_rest(pattern, start)
-        name = self.name_ident("a variable name")
+        name = self.local_name("a variable name")
         ty = self.parse_type() if self.eat(":") else None
         if not self.at("="):
             raise self.error("unexpected token", primary=f"expected `'='`, found `{describe(self.tok)}`")
@@ -236,6 +258,19 @@ class StmtParser(ParserBase):
             return self.parse_let_rest(A.BindPat(name.text, ty, self.span(name.start)), start, value)
         self.eat(";")
         return A.Let(name.text, ty, value, self.span(start), self.span(name.start, name.end))
+
+    def item_in_body(self, let: Token) -> ParseError:
+        """`let class = ...`: to the engine the item word starts an item, which ends the body
+        at `let`. A body that must give a value reports that first (E0029 at its `{`);
+        otherwise the item has no name (E0107)."""
+        word = self.tok
+        block_start, result = self.blocks[-1] if self.blocks else (None, None)
+        if block_start is not None and result is not None and not accepts_null(result):
+            shown = self.src.text[result.span.start_offset:result.span.end_offset]
+            return ParseError(Diagnostic(
+                Code.MISSING_VALUE, "missing value", Span(self.src, block_start, let.end),
+                f"expected `{shown}`, but this block ends without a value"))
+        return self.error(f"{word.text} is missing a name", word, "expected a name here", code=Code.MISSING_NAME)
 
     def parse_let_rest(self, pattern: A.Pattern, start: int, value: A.Expr | None = None) -> A.LetPattern:
         """After `let <pattern> =`: the value and an optional `else { ... }`."""
@@ -256,7 +291,7 @@ class StmtParser(ParserBase):
             raise self.error("unexpected token", primary="expected `expression`, found `in`")
         if binder and self.peek(2).is_("in"):
             self.advance()
-            name = self.name_ident("a loop variable")
+            name = self.local_name("a loop variable")
             self.expect("in")
             iterable = self.parse_expr(no_class_lit=True)
             if paren:
@@ -316,7 +351,7 @@ class StmtParser(ParserBase):
             return A.WildcardPat(self.span(t.start, t.end))
         if t.is_("let"):
             self.advance()
-            name = self.name_ident("a binding name")
+            name = self.local_name("a binding name")
             ty = self.parse_type_postfix() if self.eat(":") else None
             return A.BindPat(name.text, ty, self.span(t.start))
         if t.kind in (T.INT, T.FLOAT, T.STRING):
@@ -383,7 +418,7 @@ class StmtParser(ParserBase):
         self.expect("{")
         fields: list[tuple[str, A.Pattern]] = []
         while not self.at("}"):
-            f = self.ident("a field name")
+            f = self.name_ident("a field name", FIELD_VALUE_RESERVED)
             if self.eat(":"):
                 fields.append((f.text, self.parse_pattern()))
             else:

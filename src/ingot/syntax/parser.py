@@ -15,7 +15,12 @@ from ingot.syntax import ast as A
 from ingot.syntax.diagnostics import Code, Diagnostic, SourceFile, Span
 from ingot.syntax.lexer import LexError, T, TemplateEscape, TemplateHole, Token, tokenize
 from ingot.syntax.parse_base import (
+    FIELD_RESERVED,
+    FUNCTION_NAME_RESERVED,
     ITEM_KEYWORDS,
+    ITEM_WORDS,
+    PARAM_MISPLACED,
+    PARAM_RESERVED,
     ParseError,
     describe,
 )
@@ -191,7 +196,10 @@ class Parser(ExprParser, StmtParser):
 
     def parse_function(self, doc: str | None, in_class: bool = False, abstract_ok: bool = False) -> A.Function:
         start = self.expect("function").start
-        name = self.name_ident("a function name")
+        name = self.ident("a function name")
+        if name.text in FUNCTION_NAME_RESERVED:
+            raise ParseError(Diagnostic(Code.MISSING_NAME, "function is missing a name",
+                                        Span(self.src, start, name.end), "expected a name here"))
         type_params = self.parse_type_params()
         self.expect("(")
         params: list[A.Param] = []
@@ -204,7 +212,7 @@ class Parser(ExprParser, StmtParser):
                 self.advance()
                 has_self = True
             else:
-                params.append(self.parse_param(require_type=True))
+                params.append(self.parse_param(require_type=True, owner=name.text))
             if not self.eat(","):
                 break
         self.expect(")")
@@ -224,12 +232,20 @@ class Parser(ExprParser, StmtParser):
         elif self.at("{") and (self.peek().is_("client") or self.peek().is_("prompt")) and self.peek(2).is_(":"):
             body = self.parse_llm_body()
         else:
+            self.body_type = ret
             body = self.parse_block(function_body=True)
         return A.Function(name.text, params, ret, throws, body, self.span(start),
                           self.span(name.start, name.end), doc, [], has_self, type_params, abstract)
 
-    def parse_param(self, require_type: bool) -> A.Param:
-        name = self.name_ident("a parameter name")
+    def parse_param(self, require_type: bool, owner: str = "lambda") -> A.Param:
+        """One parameter of function `owner` (or of a lambda)."""
+        before = self.toks[self.i - 1].end  # (the engine's "missing name" points just after `(` or `,`)
+        name = self.ident("a parameter name")
+        if name.text in PARAM_MISPLACED:
+            raise self.error("unexpected token", name, f"expected a parameter name, found keyword `{name.text}`")
+        if name.text in PARAM_RESERVED:
+            raise self.error(f"parameter in function `{owner}` is missing a name", name, "expected a parameter name",
+                             code=Code.MISSING_NAME, span=Span(self.src, before, before))
         ty = None
         if self.eat(":"):
             ty = self.parse_type()
@@ -311,6 +327,9 @@ class Parser(ExprParser, StmtParser):
 
     def parse_field(self, doc: str | None) -> A.FieldDecl:
         name = self.ident("a field name")
+        if name.text in FIELD_RESERVED:
+            expected = "'}'" if name.text in ITEM_WORDS else "a field"
+            raise self.error("unexpected token", name, f"expected {expected}, found keyword `{name.text}`")
         self.eat(":")
         ty = self.parse_type()
         attrs = self.parse_attributes(block=False)
