@@ -156,7 +156,7 @@ def test_a_catch_whose_code_cannot_panic_has_no_rethrow_edge() -> None:
 
 def test_a_spent_model_budget_is_renewed_for_the_inputs_found_without_the_models(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """`word_count` on seed 3 with fuzz turns at a third of today's share (100 runs a million
+    """`word_count` on seed 5 with fuzz turns at a third of today's share (100 runs a million
     string units, from the first million) and tranches of half today's size: the budget is spent
     before a message reaches the planted bug, the random rounds find messages with a word three
     times, and the search grants the models another tranche to expand them, still covering every
@@ -166,7 +166,7 @@ def test_a_spent_model_budget_is_renewed_for_the_inputs_found_without_the_models
     monkeypatch.setattr(explore, "FUZZ_AFTER_UNITS", 1_000_000)
     spec = json.loads((APPS / "word_count.json").read_text())
     program = ingot.load(APPS / "word_count.baml")
-    ex = Explorer(program.view, spec["function"], Options(seed=3, string_model_units=6_000_000)).explore()
+    ex = Explorer(program.view, spec["function"], Options(seed=5, string_model_units=6_000_000)).explore()
     assert ex.limits.get("string-models-renewed", 0) > 0
     assert len(ex.covered) == len(ex.edges)
     assert any(f.kind == "IndexOutOfBounds" for f in ex.findings)

@@ -1,8 +1,8 @@
 """The tracker on the compiled tier records exactly what the interpreter-tracker records.
 
 Same path entries (kind, site, expression, alternatives, context), same edges, same
-LLM-call inputs, same outcome and trace, on every conformance case and on the
-exploration benchmark; same report for the same seed; overrides of the tracker's
+LLM-call inputs, same concrete string comparisons, same outcome and trace, on every
+conformance case and on the exploration benchmark; same report for the same seed; overrides of the tracker's
 methods in a subclass are honoured.
 """
 
@@ -33,7 +33,7 @@ def observed(run: Any) -> tuple[Any, ...]:
     error = run.outcome.error
     outcome = run.outcome.as_dict() if error is None else (error.kind, error.message, [str(f) for f in error.trace])
     path = [(e.kind, e.site, e.observed, e.alternatives, e.ctx, e.check) for e in t.path]
-    return path, t.edges, t.llm_calls, t.concretized, t.pruned, t.reached, outcome, run.assignment
+    return path, t.edges, t.llm_calls, t.concretized, t.pruned, t.reached, t.compared, outcome, run.assignment
 
 
 def twin_explorers(program: ingot.Program, fn: str, **options: Any) -> tuple[Explorer, Explorer]:

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 # 3: the hit counts, the string models' renewals and the inputs that covered an edge first are saved.
 # 4: a queued fresh input is saved as ("fresh", its values so far): it draws the others when it runs.
 # 5: the aims at uncovered edges through the branches before them (`aim_at_branches`) are saved.
-FORMAT_VERSION = 5
+# 6: the table of recent concrete string comparisons (`Explorer.note_compares`) is saved.
+FORMAT_VERSION = 6
 MAGIC = b"ingot explore state\n"
 STATE_FILE = "exploration.state"
 MIN_INTERVAL_S = 1.0  # seconds between checkpoints, at least
@@ -226,8 +227,8 @@ def two_stage_interrupt(requested: Callable[[], bool], request: Callable[[], Non
 # -- the search state as plain data ------------------------------------------------------------
 # Explorer attributes that `_capture` saves, and those rebuilt from the program and options
 # (tests check that every attribute is one or the other).
-SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_firsts", "_tried_checks",
-         "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
+SAVED = {"x", "space", "solver", "result", "_aimed", "_concretized_seen", "_corpus", "_firsts", "_compares",
+         "_tried_checks", "_concretize_flips", "_revisits", "_seen_paths", "_unsat_edges", "_unknown_edges",
          "_finding_keys", "_queue", "_counter", "_rng", "_random_misses", "_last_random_covered",
          "finished", "aims", "branch_aims", "hit_counts", "models"}
 DERIVED = {"view", "function", "options", "progress", "fn", "tracker_class", "_classes", "_edge_keys",
@@ -263,6 +264,7 @@ def _capture(ex: Explorer) -> dict[str, Any]:
         "concretized_seen": {k: [e.id for e in v] for k, v in ex._concretized_seen.items()},
         "corpus": list(ex._corpus),
         "firsts": list(ex._firsts),
+        "compares": list(ex._compares),
         "tried_checks": dict(ex._tried_checks),
         "concretize_flips": dict(ex._concretize_flips),
         "revisits": dict(ex._revisits),
@@ -329,6 +331,7 @@ def _restore(ex: Explorer, s: dict[str, Any]) -> None:
     ex._concretized_seen = {k: [by_id[i] for i in v] for k, v in s["concretized_seen"].items()}
     ex._corpus = list(s["corpus"])
     ex._firsts = list(s["firsts"])
+    ex._compares = dict.fromkeys(map(tuple, s["compares"]))
     ex._tried_checks = dict(s["tried_checks"])
     ex._concretize_flips = dict(s["concretize_flips"])
     ex._revisits = dict(s["revisits"])

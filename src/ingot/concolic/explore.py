@@ -119,6 +119,7 @@ PANIC_SYSTEMATIC_SHARE = 4  # the panic search's first runs (1/4) are the system
 FUZZ_RUNS_PER_MEGAUNIT = 300
 FUZZ_AFTER_UNITS = 200_000  # a search whose string queries take a tenth of a second needs no fuzzing
 FUZZ_PRIORITY = 1_000  # a fuzz turn's input runs next, before any child
+RECENT_COMPARES = 128  # concrete string comparisons kept for the random rounds (`note_compares`)
 
 
 @dataclass
@@ -293,6 +294,9 @@ class Explorer:
         # inputs that covered an edge first, took one a new number of times, or found a bug
         self._corpus: list[dict[str, Any]] = []
         self._firsts: list[dict[str, Any]] = []  # those that covered an edge first or found a bug
+        # the recent runs' concrete string comparisons (`RunTrace.compared`), oldest first: the
+        # random rounds' input-to-state replacements (`Dictionary.mutate_string`)
+        self._compares: dict[tuple[str, str], None] = {}
         self.hit_counts = HitCounts()
         self._deadline = float("inf")  # perf_counter time the exploration's budget ends
         # (site, call context, occurrence on the path up to MAX_CHECK_OCCURRENCE) -> status of the query
@@ -614,8 +618,27 @@ class Explorer:
         return self.fresh_assignment()
 
     def mutated(self, base: dict[str, Any], nudge: float = 0.0) -> dict[str, Any]:
+        # Input-to-state replacements take the other edge of a comparison: the edge search's
+        # business. The panic search's mutations move the operands of a panic site instead
+        # (`Dictionary.aimed_moves`), and keep their share of the runs.
+        compares = () if self.panic_phase() else list(self._compares)
         return mutated(self._rng, self.dictionary, self.space, base, self._corpus,
-                       self.string_length, nudge)
+                       self.string_length, nudge, compares)
+
+    def note_compares(self, compared: dict[tuple[str, str], None]) -> None:
+        """Keep a run's concrete comparisons in the table of recent ones (libFuzzer's TORC):
+        a pair seen again moves to the newest end, the oldest go past `RECENT_COMPARES`. Not
+        those whose string to replace is one of the program's literals: `key == "t"` wants the
+        input's key to become "t", never a "t" in the input to become the key ("t=170" is what
+        the program parses)."""
+        table, literals = self._compares, self.dictionary.literals
+        for pair in compared:
+            if pair[0] in literals:
+                continue
+            table.pop(pair, None)
+            table[pair] = None
+        for pair in list(itertools.islice(table, max(len(table) - RECENT_COMPARES, 0))):
+            del table[pair]
 
     def fresh_assignment(self) -> dict[str, Any]:
         return fresh_assignment(self._rng, self.dictionary, self.space, self._corpus[0] if self._corpus else (),
@@ -652,6 +675,7 @@ class Explorer:
             # loop adds one more term).
             self.aim(proven)
             self._tried_checks.setdefault(check_key(proven, ctx, 0), "unsat")
+        self.note_compares(run.trace.compared)
         new_edges = [e for e in dict.fromkeys(run.trace.edges) if e not in res.covered and e in self._edge_keys]
         res.covered.update(e for e in run.trace.edges if e in self._edge_keys)
         new_finding = False

@@ -16,7 +16,7 @@ the values to change from the names kept sorted (`InputSpace.sorted_names`).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.inputs import InputSpace
@@ -37,16 +37,19 @@ def worth_mutating(run: RunResult) -> bool:
 
 
 def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict[str, Any],
-            corpus: list[dict[str, Any]], max_string_length: int, nudge: float = 0.0) -> dict[str, Any]:
+            corpus: list[dict[str, Any]], max_string_length: int, nudge: float = 0.0,
+            compares: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """`base` with one to three of its values mutated (`nudge`: how often a string's mutation
-    is one aimed at a panic site, `Dictionary.aimed_moves`). The values mutated are picked
-    among every variable seen (`InputSpace.sorted_names`, kept sorted as the space grows)."""
-    return mutated_among(space.sorted_names(), rng, words, space, base, corpus, max_string_length, nudge)
+    is one aimed at a panic site, `Dictionary.aimed_moves`; `compares`: the recent concrete
+    comparisons, for input-to-state replacements). The values mutated are picked among every
+    variable seen (`InputSpace.sorted_names`, kept sorted as the space grows)."""
+    return mutated_among(space.sorted_names(), rng, words, space, base, corpus, max_string_length, nudge,
+                         compares)
 
 
 def mutated_among(names: list[str], rng: random.Random, words: Dictionary, space: InputSpace,
                   base: dict[str, Any], corpus: list[dict[str, Any]], max_string_length: int,
-                  nudge: float = 0.0) -> dict[str, Any]:
+                  nudge: float = 0.0, compares: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
     """`mutated`, the values to change picked among `names` (sorted: the same seed, the same picks)."""
     out = dict(base)
     if not names:
@@ -62,7 +65,7 @@ def mutated_among(names: list[str], rng: random.Random, words: Dictionary, space
             splices = [v for v in (rng.choice(corpus).get(name) for _ in range(2) if corpus)
                        if isinstance(v, str) and v]  # AFL's splicing: this input's value joined to another's
             out[name] = words.mutate_string(rng, value if isinstance(value, str) else "",
-                                            max_string_length, others, nudge, splices)
+                                            max_string_length, others, nudge, splices, compares)
         elif sort is Sort.INT:
             same = [v for k, v in out.items() if k != name and space.sorts.get(k) is Sort.INT
                     and k not in space.bounds]

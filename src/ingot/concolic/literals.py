@@ -20,7 +20,7 @@ import functools
 import itertools
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,7 @@ from ingot.symbolic.runtime import is_panic_site
 
 DIGIT_RUN = re.compile(r"-?\d{1,18}")
 EDGE_INTS = (0, 1, -1, 2, INT_MAX, INT_MIN, INT_MAX // 2 + 1)
+COMPARED_SHARE = 0.25  # of the string mutations where a compared string occurs (`replace_compared`)
 
 
 @dataclass
@@ -97,6 +98,11 @@ class Dictionary:
                    {k: list(v) for k, v in sorted(settings.items())}, sorted(lookups),
                    sorted(counts, key=lambda n: (n != 0, n != -1, n)))  # zero first, as `_zero_first`
 
+    @functools.cached_property
+    def literals(self) -> frozenset[str]:
+        """The program's own string literals, whole (those of one character are `separators`)."""
+        return frozenset(self.keys) | frozenset(self.separators)
+
     def int_value(self, rng: random.Random) -> int:
         roll = rng.random()
         if roll < 0.5 and self.ints:
@@ -111,7 +117,8 @@ class Dictionary:
         return rng.uniform(-1000, 1000)
 
     def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None,
-                      nudge: float = 0.0, splices: list[str] | None = None) -> str:
+                      nudge: float = 0.0, splices: list[str] | None = None,
+                      compares: Sequence[tuple[str, str]] = ()) -> str:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
         separator (a quarter of the time the token is one of `splices`, the same input's values in
@@ -120,11 +127,15 @@ class Dictionary:
         one of its parts repeated or dropped; a one-character literal swapped for another; or another
         input's value copied (a map key that should equal a looked-up item). Mutations aimed at a
         panic site (`nudge` > 0) are, with that probability, one of the `aimed_moves` that apply
-        to `s`."""
+        to `s`; otherwise, when a string a run compared (`compares`) occurs in `s`, now and then
+        an input-to-state replacement (`replace_compared`)."""
         moves = self.aimed_moves(s, max_length) if nudge else []
         if moves and rng.random() < nudge:
             # one of the moves that apply, each as likely: a cascade of chances starved the last ones
             return rng.choice(moves)(rng, s)[:max_length]
+        found = compared_in(s, compares)
+        if found and rng.random() < COMPARED_SHARE:
+            return replace_compared(rng, s, found)[:max_length]
         token = rng.choice(splices) if splices and rng.random() < 0.25 else self.token(rng)
         sep = rng.choice(self.separators) if self.separators and rng.random() < 0.7 else ""
         roll = rng.random()
@@ -418,6 +429,38 @@ class _Records:
                 held |= keys
             self._parts = records, spare
         return self._parts
+
+
+def compared_in(s: str, compares: Sequence[tuple[str, str]]) -> list[tuple[int, str, str]]:
+    """The comparisons (seen, wanted) whose seen string occurs in `s`, with where: exactly, or
+    (for a string the program lower-cased before comparing) in `s` lower-cased, where that keeps
+    the positions. Ordered as `compares` (oldest first), so the same table gives the same list."""
+    lowered = s.lower() if any(c.isupper() for c in s) else s
+    folds = len(lowered) == len(s)
+    out = []
+    for seen, wanted in compares:
+        if not seen:
+            continue
+        at = s.find(seen)
+        if at < 0 and folds and lowered is not s:
+            at = lowered.find(seen)
+        if at >= 0:
+            out.append((at, seen, wanted))
+    return out
+
+
+def replace_compared(rng: random.Random, s: str, found: list[tuple[int, str, str]]) -> str:
+    """Input-to-state correspondence (REDQUEEN; libFuzzer's table of recent compares): a string
+    the program compared with a literal, found verbatim in its input, replaced there by the
+    literal. `payload == "[DONE]"` over a field cut from a stream whose `lines()` the search
+    could not model: the field's text is in the stream, and the stream with "[DONE]" in its
+    place takes the other edge. Which occurrence is replaced is drawn (the first, most often)."""
+    at, seen, wanted = rng.choice(found)
+    if rng.random() < 0.5:
+        lowered = s.lower() if len(s.lower()) == len(s) else s
+        starts = [i for i in range(len(s)) if s.startswith(seen, i) or lowered.startswith(seen, i)]
+        at = rng.choice(starts) if starts else at
+    return s[:at] + wanted + s[at + len(seen):]
 
 
 def _first_distinct(candidates: Iterable[str | None], s: str, max_length: int, limit: int | None) -> list[str]:

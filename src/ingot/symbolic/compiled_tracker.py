@@ -74,7 +74,7 @@ def tr(op: Op) -> str:
 # the translation's namespace holds only what every VM shares (constants, transfer functions).
 VM_NAMES = ("T", "_hget", "_hset", "MAXD", "MAXA", "_global", "_rethrow", "_tick", "_catch", "_heap", "_heap_get",
             "_heap_pop", "_owners", "_call_value", "_H", "_tracked_at", "_reached", "_reached_division",
-            "_reached_index", "_reached_store", "_edges")
+            "_reached_index", "_reached_store", "_edges", "_compared")
 
 
 class TrackedTranslator(FunctionTranslator):
@@ -323,13 +323,18 @@ class TrackedTranslator(FunctionTranslator):
             self.reached("_reached_division", b.expr)
         code = templates.binary(op, a.operand(), b.operand())
         s, t = self.push(stack, op, None, [a, b], kind=code.kind)
-        plain = code.expr
+        concrete = f"{s} = {code.expr}"
+        if op in (Op.EQ, Op.NE):
+            # strings compared unequal, concretely (`TrackerRuntime.compared_strings`), noted
+            # before the result's variable is assigned: it may be an operand's
+            concrete = (f"type({a.expr}) is str and type({b.expr}) is str and {a.expr} != {b.expr}"
+                        f" and _compared({a.expr}, {b.expr}); {concrete}")
         dyn = [e.sh for e in (a, b) if e.sh is not None]
         if not dyn:
-            self.out(f"{s} = {plain}")
+            self.out(concrete)
             return
-        self.out(f"if {' and '.join(f'{x} is None' for x in dyn)}: {s} = {plain}; {t} = None")
-        self.pruned_else(f"{s} = {plain}; {t} = None")
+        self.out(f"if {' and '.join(f'{x} is None' for x in dyn)}: {concrete}; {t} = None")
+        self.pruned_else(f"{concrete}; {t} = None")
         self.at()
         self.out(f"_s = {tr(op)}(T, F, {a.expr}, {b.expr}, {a.sh or 'None'}, {b.sh or 'None'})")
         # the concrete operation may raise the panic a CHECK above aimed at
@@ -641,7 +646,8 @@ class CompiledTrackedVM(TrackedVM):
                     _call_value=self._value_caller(funcs), _H=self.counters(rt),
                     _tracked_at=self.tracked_at, _reached=self.reached_at,
                     _reached_division=self.reached_division, _reached_index=self.reached_index,
-                    _reached_store=self.reached_store, _edges=self.trace.edges)
+                    _reached_store=self.reached_store, _edges=self.trace.edges,
+                    _compared=self.compared_strings)
 
     def counters(self, rt: _Runtime) -> list[int]:
         """This VM's countdowns for inline hot-site pruning (`_H` in the code; 1: the next is tracked)."""

@@ -42,6 +42,9 @@ from ingot.symbolic.expr import Op as ExprOp
 from ingot.symbolic.intervals import IntRanges
 from ingot.symbolic.shadow import SAFE_SIDE, Alternative, EntryKind, Opt, PathEntry, Shadow, Site
 
+COMPARES_PER_RUN = 64  # comparisons kept per run (both ways round: 32 pairs)
+COMPARED_LENGTH = 64  # longer strings are not kept: a whole document compared is no token
+
 
 class SiteFrame(Protocol):
     """Where an operation happens: the function, one past its pc, and the call-stack context."""
@@ -82,6 +85,10 @@ class RunTrace:
     # Checks not recorded because the ranges prove they cannot fail on this path
     # (`TrackerRuntime.cannot_fail`): (the (function index, pc, kind) site, the call context).
     proven: set[tuple[Site, int]] = field(default_factory=set)
+    # Strings compared unequal while both were concrete, both ways round, the first
+    # `COMPARES_PER_RUN` (`TrackerRuntime.compared_strings`): libFuzzer's table of recent
+    # compares, for the random rounds' input-to-state replacements (`Dictionary.mutate_string`).
+    compared: dict[tuple[str, str], None] = field(default_factory=dict)
 
     def edge_set(self) -> set[tuple[str, int, int]]:
         return set(self.edges)
@@ -156,6 +163,17 @@ class TrackerRuntime:
             return False  # (the compiled tracker inlines this test: `TrackedTranslator.pruned_else`)
         self.trace.pruned += 1
         return True
+
+    # -- concrete comparisons -----------------------------------------------------------
+    def compared_strings(self, a: str, b: str) -> None:
+        """Two concrete strings compared unequal (the caller has checked): a string the run
+        derived from its input without a model (a field of a concretized `lines()`) that the
+        program wanted to be a literal. Kept for the random rounds, which replace the first
+        where it occurs in an input by the second."""
+        log = self.trace.compared
+        if len(log) < COMPARES_PER_RUN and len(a) <= COMPARED_LENGTH and len(b) <= COMPARED_LENGTH:
+            log[(a, b)] = None
+            log[(b, a)] = None
 
     # -- panic sites reached ------------------------------------------------------------
     def reached_at(self, site: tuple[str, int], distance: float = 1) -> None:

@@ -148,6 +148,7 @@ def _binary_step(op: Op) -> Step:
     model = TRANSFER_FUNCTIONS[op]
 
     divides = op in (Op.DIV, Op.MOD)
+    compares = op in (Op.EQ, Op.NE)
 
     def step(vm: TrackedVM, frame: Frame, arg: Any) -> None:
         stack, sstack = frame.stack, frame.sstack
@@ -156,6 +157,8 @@ def _binary_step(op: Op) -> Step:
         b, sb = stack.pop(), sstack.pop()
         a, sa = stack[-1], sstack[-1]
         if sa is None and sb is None or vm.pruned(frame):
+            if compares and type(a) is str and type(b) is str and a != b:
+                vm.compared_strings(a, b)  # (the solver cannot see this one: the random rounds may)
             stack[-1] = impl(a, b)
             sstack[-1] = None
             return
