@@ -451,13 +451,15 @@ def compared_in(s: str, compares: Sequence[tuple[str, str]]) -> list[tuple[int, 
 
 def replace_compared(rng: random.Random, s: str, found: list[tuple[int, str, str]]) -> str:
     """Input-to-state correspondence (REDQUEEN; libFuzzer's table of recent compares): a string
-    the program compared with a literal, found verbatim in its input, replaced there by the
-    literal. `payload == "[DONE]"` over a field cut from a stream whose `lines()` the search
-    could not model: the field's text is in the stream, and the stream with "[DONE]" in its
-    place takes the other edge. Which occurrence is replaced is drawn (the first, most often)."""
+    the program compared with another (a literal, most often), found verbatim in its input,
+    replaced there by the other. `payload == "[DONE]"` over a field cut from a stream whose
+    `lines()` the search could not model: the field's text is in the stream, and the stream with
+    "[DONE]" in its place takes the other edge. Which occurrence is replaced is drawn (the first
+    found, half the time)."""
     at, seen, wanted = rng.choice(found)
     if rng.random() < 0.5:
-        lowered = s.lower() if len(s.lower()) == len(s) else s
+        lowered = s.lower()
+        lowered = lowered if len(lowered) == len(s) else s
         starts = [i for i in range(len(s)) if s.startswith(seen, i) or lowered.startswith(seen, i)]
         at = rng.choice(starts) if starts else at
     return s[:at] + wanted + s[at + len(seen):]
