@@ -621,7 +621,7 @@ class Explorer:
         # Input-to-state replacements take the other edge of a comparison: the edge search's
         # business. The panic search's mutations move the operands of a panic site instead
         # (`Dictionary.aimed_moves`), and keep their share of the runs.
-        compares = () if self.panic_phase() else list(self._compares)
+        compares = () if self.panic_phase() else self._compares.keys()
         return mutated(self._rng, self.dictionary, self.space, base, self._corpus,
                        self.string_length, nudge, compares)
 

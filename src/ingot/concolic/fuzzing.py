@@ -16,7 +16,7 @@ the values to change from the names kept sorted (`InputSpace.sorted_names`).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ingot.concolic.inputs import InputSpace
@@ -38,7 +38,7 @@ def worth_mutating(run: RunResult) -> bool:
 
 def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict[str, Any],
             corpus: list[dict[str, Any]], max_string_length: int, nudge: float = 0.0,
-            compares: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+            compares: Iterable[tuple[str, str]] = ()) -> dict[str, Any]:
     """`base` with one to three of its values mutated (`nudge`: how often a string's mutation
     is one aimed at a panic site, `Dictionary.aimed_moves`; `compares`: the recent concrete
     comparisons, for input-to-state replacements). The values mutated are picked among every
@@ -49,7 +49,7 @@ def mutated(rng: random.Random, words: Dictionary, space: InputSpace, base: dict
 
 def mutated_among(names: list[str], rng: random.Random, words: Dictionary, space: InputSpace,
                   base: dict[str, Any], corpus: list[dict[str, Any]], max_string_length: int,
-                  nudge: float = 0.0, compares: Sequence[tuple[str, str]] = ()) -> dict[str, Any]:
+                  nudge: float = 0.0, compares: Iterable[tuple[str, str]] = ()) -> dict[str, Any]:
     """`mutated`, the values to change picked among `names` (sorted: the same seed, the same picks)."""
     out = dict(base)
     if not names:

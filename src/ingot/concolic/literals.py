@@ -20,7 +20,7 @@ import functools
 import itertools
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,7 +118,7 @@ class Dictionary:
 
     def mutate_string(self, rng: random.Random, s: str, max_length: int, others: list[str] | None = None,
                       nudge: float = 0.0, splices: list[str] | None = None,
-                      compares: Sequence[tuple[str, str]] = ()) -> str:
+                      compares: Iterable[tuple[str, str]] = ()) -> str:
         """One fuzzer mutation of `s`: a dictionary token (or a run of digits) appended after a
         separator, prepended, inserted or substituted for a range or for what follows a
         separator (a quarter of the time the token is one of `splices`, the same input's values in
@@ -431,7 +431,7 @@ class _Records:
         return self._parts
 
 
-def compared_in(s: str, compares: Sequence[tuple[str, str]]) -> list[tuple[int, str, str]]:
+def compared_in(s: str, compares: Iterable[tuple[str, str]]) -> list[tuple[int, str, str]]:
     """The comparisons (seen, wanted) whose seen string occurs in `s`, with where: exactly, or
     (for a string the program lower-cased before comparing) in `s` lower-cased, where that keeps
     the positions. Ordered as `compares` (oldest first), so the same table gives the same list."""

@@ -14,6 +14,7 @@ values dynamically anyway.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 from ingot.semantics.check_base import CheckAbort, Facts, Frame
 from ingot.semantics.check_calls import CallChecker
@@ -400,28 +401,23 @@ def _is_empty_collection(e: A.Expr) -> bool:
 
 def _assigned_names(loop: A.While | A.ForC | A.ForIn) -> set[str]:
     """The names `loop` assigns to anywhere in it (in lambdas too: calling one may assign)."""
-    names: set[str] = set()
-    todo: list[object] = [loop]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, A.Assign) and isinstance(x.target, A.Name):
-            names.add(x.target.ident)
-        if isinstance(x, (list, tuple)):
-            todo.extend(x)
-        elif type(x).__module__ == A.__name__ and dataclasses.is_dataclass(x):
-            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))  # type: ignore[arg-type]
-    return names
+    return {x.target.ident for x in _syntax_nodes(loop) if isinstance(x, A.Assign) and isinstance(x.target, A.Name)}
 
 
 def _breaks_out(body: A.Block) -> bool:
     """Does a `break` in `body` leave the loop it is the body of (not an inner loop's, not a lambda's)?"""
-    todo: list[object] = [body]
+    return any(isinstance(x, A.Break) for x in _syntax_nodes(body, (A.While, A.ForC, A.ForIn, A.Lambda)))
+
+
+def _syntax_nodes(root: object, opaque: tuple[type, ...] = ()) -> Iterator[object]:
+    """`root` and every syntax node below it, not looking inside the `opaque` kinds of node
+    below it (a loop of its own, a lambda's body)."""
+    todo: list[object] = [root]
     while todo:
         x = todo.pop()
-        if isinstance(x, A.Break):
-            return True
+        yield x
         if isinstance(x, (list, tuple)):
             todo.extend(x)
-        elif type(x).__module__ == A.__name__ and not isinstance(x, (A.While, A.ForC, A.ForIn, A.Lambda)):
+        elif type(x).__module__ == A.__name__ and dataclasses.is_dataclass(x) \
+                and (x is root or not isinstance(x, opaque)):
             todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))  # type: ignore[arg-type]
-    return False

@@ -42,7 +42,7 @@ from ingot.symbolic.expr import Op as ExprOp
 from ingot.symbolic.intervals import IntRanges
 from ingot.symbolic.shadow import SAFE_SIDE, Alternative, EntryKind, Opt, PathEntry, Shadow, Site
 
-COMPARES_PER_RUN = 64  # comparisons kept per run (both ways round: 32 pairs)
+COMPARES_PER_RUN = 64  # comparisons noted per run, each both ways round (the last pair may make it 65)
 COMPARED_LENGTH = 64  # longer strings are not kept: a whole document compared is no token
 
 
